@@ -1,0 +1,89 @@
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import helmet from '@fastify/helmet';
+import rateLimit from '@fastify/rate-limit';
+import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { Redis } from 'ioredis';
+import type { Config } from './config.js';
+import type { Database } from './db/index.js';
+import { AppError } from './lib/errors.js';
+import { createKeyService } from './keys/keys.service.js';
+import { memoryFailureCounter, redisFailureCounter, registerAuth } from './http/auth.js';
+import { registerErrorHandling } from './http/error-handler.js';
+import { registerOpsRoutes } from './http/ops.routes.js';
+import { createServices, type Services } from './services.js';
+import { registerApiRoutes } from './routes.js';
+
+export interface AppDeps {
+  config: Config;
+  db: Database;
+  redis?: Redis;
+  /** pino options or `false`; tests pass a stream to read logs. */
+  logger?: FastifyServerOptions['loggerInstance'] | FastifyServerOptions['logger'];
+  services?: Services;
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
+
+export const LOG_REDACT = ['req.headers.authorization', 'req.headers["x-api-key"]', 'headers.authorization', 'headers["x-api-key"]'];
+
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const { config, db, redis } = deps;
+  const loggerOpt =
+    deps.logger && typeof deps.logger === 'object' && 'child' in deps.logger
+      ? { loggerInstance: deps.logger as FastifyServerOptions['loggerInstance'] }
+      : { logger: deps.logger ?? { level: config.LOG_LEVEL, redact: LOG_REDACT } };
+
+  const app = Fastify({
+    ...loggerOpt,
+    // A caller's request id is kept when it is sane, else we make one; every response echoes it.
+    requestIdHeader: 'x-request-id',
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    },
+    bodyLimit: 32 * 1024,
+    trustProxy: false,
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+  }).withTypeProvider<ZodTypeProvider>();
+
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  // JSON only: text/plain and anything else is 415.
+  app.removeContentTypeParser(['text/plain']);
+  registerErrorHandling(app);
+  app.addHook('onSend', async (req, reply) => {
+    reply.header('x-request-id', req.id);
+  });
+
+  await app.register(helmet, { global: true });
+
+  const services = deps.services ?? createServices({ db, config });
+  registerOpsRoutes(app, { db, services, config });
+
+  await app.register(
+    async (api) => {
+      const failures = redis ? redisFailureCounter(redis, config.RATE_LIMIT_WINDOW_MS) : memoryFailureCounter(config.RATE_LIMIT_WINDOW_MS);
+      registerAuth(api, { keys: createKeyService({ db }), failures, failureLimit: config.AUTH_FAILURE_LIMIT });
+      await api.register(rateLimit, {
+        global: true,
+        max: config.RATE_LIMIT_MAX,
+        timeWindow: config.RATE_LIMIT_WINDOW_MS,
+        keyGenerator: (req) => req.tenant.keyId,
+        ...(redis ? { redis, nameSpace: 'commerce:rl:' } : {}),
+        // Redis unreachable: serve without limits rather than refuse every request (docs/decisions.md).
+        skipOnError: true,
+        errorResponseBuilder: (_req, ctx) =>
+          new AppError(
+            'rate_limited',
+            `rate limit of ${ctx.max} requests per ${config.RATE_LIMIT_WINDOW_MS / 1000} s exceeded for this key; retry after ${Math.max(1, Math.ceil(ctx.ttl / 1000))} s`,
+          ),
+      });
+      await registerApiRoutes(api, services);
+    },
+    { prefix: config.BASE_PATH },
+  );
+
+  return app;
+}

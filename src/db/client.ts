@@ -1,0 +1,232 @@
+import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { PgDialect } from 'drizzle-orm/pg-core';
+import { sql, type SQL } from 'drizzle-orm';
+import pg from 'pg';
+import type { PGlite, Transaction as PGliteTx } from '@electric-sql/pglite';
+
+export type Row = Record<string, unknown>;
+
+/**
+ * What services see of the database: parameterised queries built with drizzle's `sql` template,
+ * and transactions. The same interface runs on a `pg` pool and on embedded PGlite.
+ */
+export interface Db {
+  readonly kind: 'pg' | 'pglite';
+  /** Runs one statement. `name` makes it a named prepared statement on `pg` (planned once per connection). */
+  query<T = Row>(query: SQL, name?: string): Promise<T[]>;
+  /** Runs `fn` in one transaction; deadlocks and serialization failures are retried (see retryable). */
+  tx<T>(fn: (tx: Db) => Promise<T>): Promise<T>;
+}
+
+export interface Database extends Db {
+  ping(): Promise<void>;
+  close(): Promise<void>;
+  /** Runs SQL text of several statements (migrations) inside one transaction holding `lockKey`. */
+  execScriptsLocked(lockKey: number, fn: (exec: (text: string) => Promise<void>, db: Db) => Promise<void>): Promise<void>;
+}
+
+const dialect = new PgDialect();
+const TX_ATTEMPTS = 5;
+
+// Both drivers agree: numeric and int8 stay strings (exact), timestamptz becomes a Date.
+const PG_INT8 = 20;
+const PG_NUMERIC = 1700;
+const PG_TIMESTAMPTZ = 1184;
+const PG_TIMESTAMP = 1114;
+const pgTypes = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    if (oid === PG_INT8 || oid === PG_NUMERIC) return (v: string) => v;
+    if (oid === PG_TIMESTAMP) return (v: string) => new Date(`${v.replace(' ', 'T')}Z`);
+    return pg.types.getTypeParser(oid, format ?? 'text');
+  },
+};
+const pgliteParsers = {
+  [PG_INT8]: (v: string) => v,
+  [PG_NUMERIC]: (v: string) => v,
+  [PG_TIMESTAMPTZ]: (v: string) => new Date(v),
+  [PG_TIMESTAMP]: (v: string) => new Date(`${v.replace(' ', 'T')}Z`),
+};
+
+/** Errors worth retrying a whole transaction for: deadlock, serialization failure. */
+export function retryable(err: unknown): boolean {
+  const code = (err as { code?: string } | null)?.code;
+  return code === '40P01' || code === '40001';
+}
+
+async function withRetry<T>(attempt: () => Promise<T>): Promise<T> {
+  for (let i = 1; ; i++) {
+    try {
+      return await attempt();
+    } catch (err) {
+      if (!retryable(err) || i >= TX_ATTEMPTS) throw err;
+      await new Promise((r) => setTimeout(r, Math.random() * 10 * i));
+    }
+  }
+}
+
+type PgQueryable = Pick<pg.PoolClient, 'query'>;
+
+function pgRunner(client: PgQueryable): Db['query'] {
+  return async <T>(query: SQL, name?: string) => {
+    const { sql: text, params } = dialect.sqlToQuery(query);
+    const res = await client.query({ text, values: params as unknown[], name, types: pgTypes });
+    return res.rows as T[];
+  };
+}
+
+export interface PgOptions {
+  url: string;
+  poolMax: number;
+  statementTimeoutMs: number;
+  connectTimeoutMs: number;
+}
+
+export function createPgDatabase(opts: PgOptions): Database {
+  const pool = new pg.Pool({
+    connectionString: opts.url,
+    max: opts.poolMax,
+    connectionTimeoutMillis: opts.connectTimeoutMs,
+    statement_timeout: opts.statementTimeoutMs,
+    idle_in_transaction_session_timeout: opts.statementTimeoutMs * 3,
+    query_timeout: opts.statementTimeoutMs + 1000,
+    application_name: 'commerce-api',
+  });
+  // An idle client's error (server restart) must not crash the process; the pool discards that client.
+  pool.on('error', () => {});
+
+  const txOn = (client: pg.PoolClient): Db => ({
+    kind: 'pg',
+    query: pgRunner(client),
+    tx: (fn) => fn(txOn(client)), // nested: same transaction
+  });
+
+  const runTx = async <T>(fn: (tx: Db) => Promise<T>): Promise<T> => {
+    const client = await pool.connect();
+    let broken = false;
+    try {
+      await client.query('BEGIN');
+      const result = await fn(txOn(client));
+      await client.query('COMMIT');
+      return result;
+    } catch (err) {
+      try {
+        await client.query('ROLLBACK');
+      } catch {
+        broken = true;
+      }
+      throw err;
+    } finally {
+      client.release(broken);
+    }
+  };
+
+  return {
+    kind: 'pg',
+    query: pgRunner(pool),
+    tx: (fn) => withRetry(() => runTx(fn)),
+    async ping() {
+      await pool.query('SELECT 1');
+    },
+    async close() {
+      await pool.end();
+    },
+    async execScriptsLocked(lockKey, fn) {
+      await runTx(async (tx) => {
+        await tx.query(sqlText(`SELECT pg_advisory_xact_lock(${Number(lockKey)})`));
+        await fn(async (text) => {
+          await tx.query(sqlText(text));
+        }, tx);
+      });
+    },
+  };
+}
+
+const sqlText = (text: string) => sql.raw(text);
+
+/**
+ * PGlite does not lock its data folder, and a second process opening it corrupts it (pglite#323):
+ * hold a lock file with our pid; a stale one (its process gone) is taken over.
+ */
+function acquireDataDirLock(dataDir: string): () => void {
+  mkdirSync(dataDir, { recursive: true });
+  const lockPath = join(dataDir, 'commerce-api.lock');
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const fd = openSync(lockPath, 'wx');
+      writeSync(fd, String(process.pid));
+      closeSync(fd);
+      return () => rmSync(lockPath, { force: true });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      const pid = Number(readFileSync(lockPath, 'utf8').trim());
+      if (pid && pid !== process.pid && processAlive(pid)) {
+        throw new Error(
+          `The embedded database folder ${resolve(dataDir)} is in use by process ${pid}. ` +
+            'Stop that process, or set DATA_DIR to another folder, or set DATABASE_URL to use a PostgreSQL server.',
+        );
+      }
+      rmSync(lockPath, { force: true });
+    }
+  }
+  throw new Error(`Could not lock ${lockPath}`);
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+type PGliteQueryable = Pick<PGlite, 'query'> | PGliteTx;
+
+function pgliteRunner(client: PGliteQueryable): Db['query'] {
+  return async <T>(query: SQL) => {
+    const { sql: text, params } = dialect.sqlToQuery(query);
+    const res = await client.query<T>(text, params as unknown[], { parsers: pgliteParsers });
+    return res.rows;
+  };
+}
+
+/** Embedded PostgreSQL in a folder (`dataDir`), or in memory when `dataDir` is undefined (tests). */
+export async function createPgliteDatabase(dataDir: string | undefined): Promise<Database> {
+  const release = dataDir ? acquireDataDirLock(dataDir) : () => {};
+  try {
+    const { PGlite } = await import('@electric-sql/pglite');
+    const { pg_trgm } = await import('@electric-sql/pglite/contrib/pg_trgm');
+    const client = await PGlite.create(dataDir, { extensions: { pg_trgm } });
+
+    const txOn = (tx: PGliteTx): Db => ({ kind: 'pglite', query: pgliteRunner(tx), tx: (fn) => fn(txOn(tx)) });
+    const runTx = <T>(fn: (tx: Db) => Promise<T>) => client.transaction((tx) => fn(txOn(tx)));
+
+    return {
+      kind: 'pglite',
+      query: pgliteRunner(client),
+      tx: (fn) => withRetry(() => runTx(fn)),
+      async ping() {
+        await client.query('SELECT 1');
+      },
+      async close() {
+        try {
+          await client.close();
+        } finally {
+          release();
+        }
+      },
+      async execScriptsLocked(_lockKey, fn) {
+        // One connection and our lock file: nobody else can be migrating this folder.
+        await client.transaction(async (tx) => {
+          await fn(async (text) => {
+            await tx.exec(text);
+          }, txOn(tx));
+        });
+      },
+    };
+  } catch (err) {
+    release();
+    throw err;
+  }
+}

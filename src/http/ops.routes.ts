@@ -1,0 +1,24 @@
+import type { FastifyInstance } from 'fastify';
+import type { Config } from '../config.js';
+import type { Database } from '../db/index.js';
+import { errorBody } from '../lib/errors.js';
+import type { Services } from '../services.js';
+
+const READY_TIMEOUT_MS = 2000;
+
+/** Unauthenticated operational routes, outside the API base path. */
+export function registerOpsRoutes(app: FastifyInstance, { db }: { db: Database; services: Services; config: Config }): void {
+  app.get('/healthz', async () => ({ status: 'ok' }));
+
+  app.get('/readyz', async (_req, reply) => {
+    try {
+      await Promise.race([
+        db.ping(),
+        new Promise((_, reject) => setTimeout(() => reject(new Error('database ping timed out')), READY_TIMEOUT_MS).unref()),
+      ]);
+      return { status: 'ok', database: 'ok' };
+    } catch {
+      return reply.status(503).send(errorBody('unavailable', 'database unreachable'));
+    }
+  });
+}

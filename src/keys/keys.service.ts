@@ -1,0 +1,124 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { sql } from 'drizzle-orm';
+import type { Db } from '../db/index.js';
+import { AppError, notFound } from '../lib/errors.js';
+import { newId, randomAlnum } from '../lib/ids.js';
+
+/** `cok_<12 letters/digits>_<32 letters/digits>`: a fixed prefix, a public id and a secret. */
+export const KEY_PREFIX = 'cok';
+const KEY_PATTERN = /^cok_[A-Za-z0-9]{12}_[A-Za-z0-9]{32}$/;
+export const MAX_ACTIVE_KEYS = 5;
+
+/** Who a request acts for; every service call takes it first. */
+export interface Tenant {
+  companyId: string;
+  keyId: string;
+  /** Visible part of the key (`cok_XXXXXXXXXXXX`), safe for logs. */
+  keyPrefix: string;
+}
+
+export interface KeyRecord {
+  id: string;
+  company_id: string;
+  prefix: string;
+  name: string | null;
+  created_at: Date;
+  last_used_at: Date | null;
+  revoked_at: Date | null;
+}
+
+export function hashKey(key: string): Buffer {
+  return createHash('sha256').update(key, 'utf8').digest();
+}
+
+export function isWellFormedKey(key: string): boolean {
+  return KEY_PATTERN.test(key);
+}
+
+export type AuthOutcome =
+  | { ok: true; tenant: Tenant }
+  | { ok: false; reason: 'unauthorized' }
+  | { ok: false; reason: 'forbidden'; message: string };
+
+const KEY_COLUMNS = sql`id, company_id, prefix, name, created_at, last_used_at, revoked_at`;
+
+export function createKeyService({ db }: { db: Db }) {
+  return {
+    /** Creates a key and returns it in clear: the only time it exists outside the caller's hands. */
+    async create(companyId: string, name?: string): Promise<{ key: string; record: KeyRecord }> {
+      return db.tx(async (tx) => {
+        // The company row lock serialises key creation per company, so a 6th key cannot slip in.
+        const company = await tx.query(sql`SELECT id FROM companies WHERE id = ${companyId} FOR UPDATE`);
+        if (!company[0]) throw notFound(`no company with id "${companyId}"`);
+        const [{ active }] = await tx.query<{ active: number }>(
+          sql`SELECT count(*)::int AS active FROM api_keys WHERE company_id = ${companyId} AND revoked_at IS NULL`,
+        );
+        if (active >= MAX_ACTIVE_KEYS) {
+          throw new AppError(
+            'validation_failed',
+            `company already has ${MAX_ACTIVE_KEYS} active keys (the most allowed); revoke one before creating another`,
+          );
+        }
+        const publicId = randomAlnum(12);
+        const key = `${KEY_PREFIX}_${publicId}_${randomAlnum(32)}`;
+        const rows = await tx.query<KeyRecord>(sql`
+          INSERT INTO api_keys (company_id, id, prefix, key_hash, name)
+          VALUES (${companyId}, ${newId('key')}, ${`${KEY_PREFIX}_${publicId}`}, ${hashKey(key)}, ${name ?? null})
+          RETURNING ${KEY_COLUMNS}`);
+        return { key, record: rows[0] };
+      });
+    },
+
+    async list(companyId: string): Promise<KeyRecord[]> {
+      return db.query<KeyRecord>(sql`SELECT ${KEY_COLUMNS} FROM api_keys WHERE company_id = ${companyId} ORDER BY created_at, id`);
+    },
+
+    /** Revokes by key id or visible prefix; effective from the very next request on every instance. */
+    async revoke(companyId: string, idOrPrefix: string): Promise<KeyRecord> {
+      const rows = await db.query<KeyRecord>(sql`
+        UPDATE api_keys SET revoked_at = coalesce(revoked_at, now())
+        WHERE company_id = ${companyId} AND (id = ${idOrPrefix} OR prefix = ${idOrPrefix})
+        RETURNING ${KEY_COLUMNS}`);
+      if (!rows[0]) throw notFound(`company ${companyId} has no key "${idOrPrefix}"`);
+      return rows[0];
+    },
+
+    /**
+     * Looks a key up by its hash (never by the visible part, so timing reveals nothing about which
+     * prefixes exist) and checks the company. No cache: a revocation counts from the next request.
+     */
+    async authenticate(key: string): Promise<AuthOutcome> {
+      if (!isWellFormedKey(key)) return { ok: false, reason: 'unauthorized' };
+      const hash = hashKey(key);
+      const rows = await db.query<{
+        id: string;
+        company_id: string;
+        prefix: string;
+        key_hash: Buffer | Uint8Array;
+        revoked: boolean;
+        status: string;
+        plan: string;
+        stale: boolean;
+      }>(
+        sql`SELECT k.id, k.company_id, k.prefix, k.key_hash, k.revoked_at IS NOT NULL AS revoked, c.status, c.plan,
+                   (k.last_used_at IS NULL OR k.last_used_at < now() - interval '1 minute') AS stale
+            FROM api_keys k JOIN companies c ON c.id = k.company_id
+            WHERE k.key_hash = ${hash}`,
+        'auth_key_by_hash',
+      );
+      const row = rows[0];
+      if (!row || row.revoked || !timingSafeEqual(Buffer.from(row.key_hash), hash)) return { ok: false, reason: 'unauthorized' };
+      if (row.status !== 'active') return { ok: false, reason: 'forbidden', message: 'this company account is not active' };
+      if (row.plan !== 'commerce') {
+        return { ok: false, reason: 'forbidden', message: "this company's plan does not include orders and inventory" };
+      }
+      if (row.stale) {
+        // last_used_at is informational: written at most once a minute per key, off the request's path.
+        db.query(sql`UPDATE api_keys SET last_used_at = now() WHERE company_id = ${row.company_id} AND id = ${row.id}`).catch(() => {});
+      }
+      return { ok: true, tenant: { companyId: row.company_id, keyId: row.id, keyPrefix: row.prefix } };
+    },
+  };
+}
+
+export type KeyService = ReturnType<typeof createKeyService>;

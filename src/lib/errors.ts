@@ -1,0 +1,78 @@
+/**
+ * The one error catalogue: every code the API can answer with and its HTTP status.
+ * The error handler and the OpenAPI document both read it, so they cannot drift.
+ */
+export const errorCatalogue = {
+  validation_failed: { status: 400, description: 'Invalid request; details lists { path, message }' },
+  unauthorized: { status: 401, description: 'Missing, malformed, unknown or revoked API key' },
+  forbidden: { status: 403, description: 'Company account inactive, or plan excludes orders and inventory' },
+  not_found: { status: 404, description: 'No such resource in this company' },
+  method_not_allowed: { status: 405, description: 'Method not allowed (code validation_failed)' },
+  insufficient_stock: { status: 409, description: 'Not enough stock to fill an order; nothing created' },
+  payload_too_large: { status: 413, description: 'Body too large (code validation_failed)' },
+  unsupported_media_type: { status: 415, description: 'Body not application/json (code validation_failed)' },
+  unprocessable: { status: 422, description: 'Company has no active stock location' },
+  rate_limited: { status: 429, description: 'Rate limit exceeded; wait Retry-After seconds' },
+  internal: { status: 500, description: 'Server fault; safe to retry' },
+  unavailable: { status: 503, description: 'Service temporarily unavailable; safe to retry' },
+} as const;
+
+export type ErrorKind = keyof typeof errorCatalogue;
+
+/** The `code` callers branch on. 405/413/415 are validation failures in the spec's words. */
+export function wireCode(kind: ErrorKind): string {
+  switch (kind) {
+    case 'method_not_allowed':
+    case 'payload_too_large':
+    case 'unsupported_media_type':
+      return 'validation_failed';
+    default:
+      return kind;
+  }
+}
+
+export interface FieldIssue {
+  path: string;
+  message: string;
+}
+
+export interface ErrorBody {
+  error: { code: string; message: string; details?: unknown };
+}
+
+export class AppError extends Error {
+  readonly kind: ErrorKind;
+  readonly details?: unknown;
+  readonly headers?: Record<string, string>;
+
+  constructor(kind: ErrorKind, message: string, details?: unknown, headers?: Record<string, string>) {
+    super(message);
+    this.name = 'AppError';
+    this.kind = kind;
+    this.details = details;
+    this.headers = headers;
+  }
+
+  get status(): number {
+    return errorCatalogue[this.kind].status;
+  }
+
+  toBody(): ErrorBody {
+    return errorBody(this.kind, this.message, this.details);
+  }
+}
+
+export function errorBody(kind: ErrorKind, message: string, details?: unknown): ErrorBody {
+  const error: ErrorBody['error'] = { code: wireCode(kind), message };
+  if (details !== undefined) error.details = details;
+  return { error };
+}
+
+export const validationError = (details: FieldIssue[], message?: string) =>
+  new AppError(
+    'validation_failed',
+    message ?? (details.length === 1 ? `${details[0].path}: ${details[0].message}` : `${details.length} fields are invalid; see details`),
+    details,
+  );
+
+export const notFound = (message: string, details?: unknown) => new AppError('not_found', message, details);

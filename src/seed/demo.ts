@@ -1,0 +1,18 @@
+import { sql } from 'drizzle-orm';
+import type { Db } from '../db/index.js';
+import type { Services } from '../services.js';
+
+export const DEMO_SLUG = 'demo';
+
+/**
+ * Creates the demo company, its first key and its catalogue when the database has no companies yet.
+ * Returns the key only when it was created now (it is never shown again).
+ */
+export async function seedDemo(db: Db, services: Services, log: (msg: string) => void = () => {}): Promise<{ key: string; companyId: string } | null> {
+  const [{ n }] = await db.query<{ n: number }>(sql`SELECT count(*)::int AS n FROM companies`);
+  if (n > 0) return null;
+  log('seeding the demo company');
+  const company = await services.companies.create({ name: 'Demo Store', slug: DEMO_SLUG, auto_courier_booking: false });
+  const { key } = await services.keys.create(company.id, 'demo');
+  return { key, companyId: company.id };
+}

@@ -1,0 +1,61 @@
+import { pino } from 'pino';
+import { buildApp, LOG_REDACT } from './app.js';
+import { openMigratedDatabase, openRedis } from './boot.js';
+import { ConfigError, loadConfig } from './config.js';
+import { createServices } from './services.js';
+import { DEMO_SLUG, seedDemo } from './seed/demo.js';
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const logger = pino({ level: config.LOG_LEVEL, redact: LOG_REDACT });
+  const db = await openMigratedDatabase(config, (msg) => logger.info(msg));
+  const redis = config.REDIS_URL ? await openRedis(config.REDIS_URL) : undefined;
+  const services = createServices({ db, config });
+  const demo = config.SEED_DEMO ? await seedDemo(db, services, (msg) => logger.info(msg)) : null;
+
+  const app = await buildApp({ config, db, redis, logger, services });
+  await app.listen({ host: config.HOST, port: config.PORT });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.PORT;
+  const host = config.HOST === '0.0.0.0' || config.HOST === '::' ? '127.0.0.1' : config.HOST;
+  const baseUrl = `${config.PUBLIC_URL ?? `http://${host}:${port}`}${config.BASE_PATH}`;
+
+  const lines = [
+    '',
+    `Commerce API ready on ${baseUrl}  (database: ${db.kind === 'pglite' ? `embedded, ${config.DATA_DIR}` : 'PostgreSQL server'})`,
+    demo
+      ? `Demo company "${DEMO_SLUG}" created. Its API key, shown only this once:\n\n    ${demo.key}\n\n  Try: curl -H "X-API-KEY: ${demo.key}" ${baseUrl}/catalog/products`
+      : `Demo key was printed on first start. A new one: npm run admin -- key create --company ${DEMO_SLUG}`,
+    '',
+  ];
+  process.stdout.write(`${lines.join('\n')}\n`);
+
+  let closing = false;
+  const shutdown = async (signal: string) => {
+    if (closing) return;
+    closing = true;
+    logger.info({ signal }, 'shutting down: finishing requests in flight');
+    const force = setTimeout(() => {
+      logger.error('shutdown timed out; exiting');
+      process.exit(1);
+    }, config.SHUTDOWN_TIMEOUT_MS);
+    force.unref();
+    try {
+      await app.close();
+      await db.close();
+      await redis?.quit().catch(() => {});
+      logger.info('stopped');
+      process.exit(0);
+    } catch (err) {
+      logger.error({ err }, 'shutdown failed');
+      process.exit(1);
+    }
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+}
+
+main().catch((err) => {
+  process.stderr.write(`${err instanceof ConfigError ? err.message : `Failed to start: ${err instanceof Error ? err.message : String(err)}`}\n`);
+  process.exit(1);
+});

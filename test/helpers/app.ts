@@ -1,0 +1,70 @@
+import { Writable } from 'node:stream';
+import type { FastifyInstance } from 'fastify';
+import { pino } from 'pino';
+import { afterAll, beforeAll } from 'vitest';
+import { buildApp, LOG_REDACT } from '../../src/app.js';
+import { configSchema, type Config } from '../../src/config.js';
+import { createServices, type Services } from '../../src/services.js';
+import type { Database } from '../../src/db/index.js';
+import type { Redis } from 'ioredis';
+import { createTestDatabase, type TestDatabase } from './db.js';
+
+export function testConfig(overrides: Partial<Record<keyof Config, string>> = {}): Config {
+  return configSchema.parse({
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'info',
+    SEED_DEMO: 'false',
+    MEDIA_DIR: './test/fixtures/media',
+    SIGNING_SECRET: 'test-signing-secret-0123456789abcdef0123',
+    RATE_LIMIT_MAX: '1000',
+    AUTH_FAILURE_LIMIT: '1000',
+    ...overrides,
+  });
+}
+
+export interface TestApp {
+  app: FastifyInstance;
+  db: Database;
+  config: Config;
+  services: Services;
+  /** Every log line the app wrote, parsed. */
+  logs: Record<string, unknown>[];
+  /** Raw log text, to grep for secrets. */
+  rawLogs: () => string;
+}
+
+export async function buildTestApp(db: Database, overrides: Partial<Record<keyof Config, string>> = {}, redis?: Redis): Promise<TestApp> {
+  const config = testConfig(overrides);
+  const chunks: string[] = [];
+  const logs: Record<string, unknown>[] = [];
+  const stream = new Writable({
+    write(chunk, _enc, cb) {
+      const text = chunk.toString();
+      chunks.push(text);
+      for (const line of text.split('\n')) if (line.trim()) logs.push(JSON.parse(line));
+      cb();
+    },
+  });
+  const logger = pino({ level: config.LOG_LEVEL, redact: LOG_REDACT }, stream);
+  const services = createServices({ db, config });
+  const app = await buildApp({ config, db, logger, services, redis });
+  await app.ready();
+  return { app, db, config, services, logs, rawLogs: () => chunks.join('') };
+}
+
+/**
+ * One database for the whole test file and an app on it; `ctx` is filled in beforeAll.
+ * Each test makes its own company (see fixtures), so tests do not depend on each other.
+ */
+export function useTestApp(overrides: Partial<Record<keyof Config, string>> = {}) {
+  const ctx = {} as TestApp & { testDb: TestDatabase };
+  beforeAll(async () => {
+    ctx.testDb = await createTestDatabase();
+    Object.assign(ctx, await buildTestApp(ctx.testDb.db, overrides));
+  });
+  afterAll(async () => {
+    await ctx.app?.close();
+    await ctx.testDb?.drop();
+  });
+  return ctx;
+}

@@ -1,0 +1,75 @@
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import pg from 'pg';
+import type { TestProject } from 'vitest/node';
+import { createPgDatabase } from '../../src/db/client.js';
+import { migrate, MIGRATIONS_DIR } from '../../src/db/migrate.js';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** Server URL whose database `template` holds a migrated schema; null means embedded PGlite. */
+    testDb: { serverUrl: string; template: string } | null;
+  }
+}
+
+/**
+ * Real PostgreSQL for every test file: TEST_DATABASE_URL / DATABASE_URL first, then a testcontainers
+ * PostgreSQL where Docker runs, else embedded PGlite. A migrated template database is built once; each
+ * test file clones it (CREATE DATABASE … TEMPLATE), so files run in parallel without sharing data.
+ */
+export default async function setup(project: TestProject) {
+  let stopContainer: (() => Promise<unknown>) | undefined;
+  let serverUrl = process.env.TEST_DATABASE_URL || process.env.DATABASE_URL;
+  if (!serverUrl) {
+    try {
+      const { PostgreSqlContainer } = await import('@testcontainers/postgresql');
+      const container = await new PostgreSqlContainer('postgres:16-alpine').start();
+      serverUrl = container.getConnectionUri();
+      stopContainer = () => container.stop();
+    } catch {
+      console.warn('[tests] no TEST_DATABASE_URL and no Docker: using embedded PGlite (slower, one database per file)');
+      project.provide('testDb', null);
+      return;
+    }
+  }
+
+  const migrationsHash = createHash('sha256');
+  for (const f of readdirSync(MIGRATIONS_DIR).sort()) migrationsHash.update(f).update(readFileSync(join(MIGRATIONS_DIR, f)));
+  const template = `commerce_tmpl_${migrationsHash.digest('hex').slice(0, 12)}`;
+
+  const admin = new pg.Client({ connectionString: serverUrl });
+  await admin.connect();
+  try {
+    const exists = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [template]);
+    if (!exists.rowCount) {
+      const building = `${template}_build_${process.pid}`;
+      await admin.query(`CREATE DATABASE "${building}"`);
+      const db = createPgDatabase({ url: withDatabase(serverUrl, building), poolMax: 2, statementTimeoutMs: 60_000, connectTimeoutMs: 10_000 });
+      await migrate(db);
+      await db.close();
+      try {
+        await admin.query(`ALTER DATABASE "${building}" RENAME TO "${template}"`);
+      } catch {
+        await admin.query(`DROP DATABASE IF EXISTS "${building}"`); // another run built it meanwhile
+      }
+    }
+    // Leftovers from earlier runs that were killed before their teardown.
+    const stale = await admin.query(
+      "SELECT datname FROM pg_database WHERE datname LIKE 'commerce_t_%' AND datname NOT IN (SELECT datname FROM pg_stat_activity WHERE datname IS NOT NULL)",
+    );
+    for (const row of stale.rows) await admin.query(`DROP DATABASE IF EXISTS "${row.datname}"`).catch(() => {});
+  } finally {
+    await admin.end();
+  }
+  project.provide('testDb', { serverUrl, template });
+  return async () => {
+    await stopContainer?.();
+  };
+}
+
+export function withDatabase(url: string, database: string): string {
+  const u = new URL(url);
+  u.pathname = `/${database}`;
+  return u.toString();
+}
