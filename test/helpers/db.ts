@@ -20,7 +20,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     await migrate(db);
     return { db, drop: () => db.close() };
   }
-  const name = `commerce_t_${randomBytes(6).toString('hex')}`;
+  const name = `commerce_t_${Math.floor(Date.now() / 1000)}_${randomBytes(4).toString('hex')}`;
   const admin = new pg.Client({ connectionString: testDb.serverUrl });
   await admin.connect();
   try {

@@ -54,11 +54,12 @@ export default async function setup(project: TestProject) {
         await admin.query(`DROP DATABASE IF EXISTS "${building}"`); // another run built it meanwhile
       }
     }
-    // Leftovers from earlier runs that were killed before their teardown.
-    const stale = await admin.query(
-      "SELECT datname FROM pg_database WHERE datname LIKE 'commerce_t_%' AND datname NOT IN (SELECT datname FROM pg_stat_activity WHERE datname IS NOT NULL)",
-    );
-    for (const row of stale.rows) await admin.query(`DROP DATABASE IF EXISTS "${row.datname}"`).catch(() => {});
+    // Leftovers of runs killed before their teardown: test databases are named commerce_t_<epoch s>_<rand>.
+    const stale = await admin.query(String.raw`SELECT datname FROM pg_database WHERE datname ~ '^commerce_t_\d+_'`);
+    const hourAgo = Date.now() / 1000 - 3600;
+    for (const { datname } of stale.rows) {
+      if (Number(datname.split('_')[2]) < hourAgo) await admin.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`).catch(() => {});
+    }
   } finally {
     await admin.end();
   }
