@@ -11,6 +11,7 @@ import { createKeyService } from './keys/keys.service.js';
 import { memoryFailureCounter, redisFailureCounter, registerAuth } from './http/auth.js';
 import { registerErrorHandling } from './http/error-handler.js';
 import { registerOpsRoutes } from './http/ops.routes.js';
+import { registerMediaRoutes } from './media/media.routes.js';
 import { createServices, type Services } from './services.js';
 import { registerApiRoutes } from './routes.js';
 
@@ -61,6 +62,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   const services = deps.services ?? createServices({ db, config });
   registerOpsRoutes(app, { db, services, config });
+  registerMediaRoutes(app, services);
 
   await app.register(
     async (api) => {

@@ -1,8 +1,14 @@
 import type { FastifyInstance } from 'fastify';
 import type { Services } from './services.js';
+import { registerOrderRoutes } from './orders/orders.routes.js';
+import { registerCustomerRoutes } from './customers/customers.routes.js';
+import { registerCatalogueRoutes } from './catalogue/catalogue.routes.js';
 
 /** Every authenticated route under the base path; one line per domain. */
 export async function registerApiRoutes(api: FastifyInstance, services: Services): Promise<void> {
   void services;
   void api;
+  registerOrderRoutes(api, services);
+  registerCustomerRoutes(api, services);
+  await registerCatalogueRoutes(api, services);
 }

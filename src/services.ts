@@ -2,6 +2,9 @@ import type { Config } from './config.js';
 import type { Db } from './db/index.js';
 import { createCompanyService } from './companies/companies.service.js';
 import { createKeyService } from './keys/keys.service.js';
+import { createOrderService } from './orders/orders.service.js';
+import { createCustomerService } from './customers/customers.service.js';
+import { createCatalogueServices } from './catalogue/index.js';
 
 /** Every service, built once per process from its narrow dependencies; REST and MCP call the same ones. */
 export function createServices({ db, config }: { db: Db; config: Config }) {
@@ -9,6 +12,9 @@ export function createServices({ db, config }: { db: Db; config: Config }) {
   return {
     companies: createCompanyService({ db }),
     keys: createKeyService({ db }),
+    orders: createOrderService({ db }),
+    customers: createCustomerService({ db }),
+    ...createCatalogueServices({ db, config }),
   };
 }
 

@@ -1,0 +1,222 @@
+import { sql, type SQL } from 'drizzle-orm';
+import type { Db } from '../db/index.js';
+
+/**
+ * A product is visible (browse, detail, counts) when it is active and has at least one active variant:
+ * a product with nothing to order has no price_range to show.
+ */
+const visible = sql`p.active AND EXISTS (SELECT 1 FROM variants av WHERE av.company_id = p.company_id AND av.product_id = p.id AND av.active)`;
+
+/** LIKE pattern for one search word, with the LIKE metacharacters taken literally. */
+export function likeWord(word: string): string {
+  return `%${word.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+/** Lower-cased words of a search; every one must match somewhere in the product's search_text. */
+export function searchWords(search: string | undefined): string[] {
+  if (!search) return [];
+  return [...new Set(search.toLowerCase().split(/\s+/).filter(Boolean))];
+}
+
+export interface PageFilter {
+  words: string[];
+  /** category ids (already expanded to sub-categories); undefined = no filter */
+  categoryIds?: string[];
+  brandIds?: string[];
+  inStock: boolean;
+}
+
+function filterSql(companyId: string, f: PageFilter): { where: SQL; shape: string } {
+  const parts: SQL[] = [sql`p.company_id = ${companyId}`, visible];
+  for (const w of f.words) parts.push(sql`p.search_text LIKE ${likeWord(w)}`);
+  if (f.categoryIds) parts.push(sql`p.category_id = ANY(${sql.param(f.categoryIds)}::text[])`);
+  if (f.brandIds) parts.push(sql`p.brand_id = ANY(${sql.param(f.brandIds)}::text[])`);
+  if (f.inStock) {
+    parts.push(sql`EXISTS (
+      SELECT 1 FROM variants sv
+      JOIN stock_levels sl ON sl.company_id = sv.company_id AND sl.variant_id = sv.id
+      JOIN stock_locations loc ON loc.company_id = sl.company_id AND loc.id = sl.location_id AND loc.ships_orders AND loc.active
+      WHERE sv.company_id = p.company_id AND sv.product_id = p.id AND sv.active AND sl.on_hand - sl.reserved > 0)`);
+  }
+  // The statement's text depends only on this shape, so it can be a named prepared statement.
+  const shape = `w${f.words.length}${f.categoryIds ? 'c' : ''}${f.brandIds ? 'b' : ''}${f.inStock ? 'i' : ''}`;
+  return { where: sql.join(parts, sql` AND `), shape };
+}
+
+/** The page's product ids, in browse order (sort_name, id), from the (company_id, sort_name, id) index. */
+export async function pageProductIds(db: Db, companyId: string, f: PageFilter, limit: number, offset: number): Promise<string[]> {
+  const { where, shape } = filterSql(companyId, f);
+  const rows = await db.query<{ id: string }>(
+    sql`SELECT p.id FROM products p WHERE ${where} ORDER BY p.sort_name, p.id LIMIT ${limit} OFFSET ${offset}`,
+    `catalogue_page_${shape}`,
+  );
+  return rows.map((r) => r.id);
+}
+
+export async function countProducts(db: Db, companyId: string, f: PageFilter): Promise<number> {
+  const { where, shape } = filterSql(companyId, f);
+  const rows = await db.query<{ n: number }>(sql`SELECT count(*)::int AS n FROM products p WHERE ${where}`, `catalogue_count_${shape}`);
+  return rows[0].n;
+}
+
+/** Ids of the categories named by id, slug or name (case-insensitive), with all their sub-categories. */
+export async function categoryTreeIds(db: Db, companyId: string, ref: string): Promise<string[]> {
+  const rows = await db.query<{ id: string }>(
+    sql`WITH RECURSIVE tree AS (
+          SELECT id FROM categories
+          WHERE company_id = ${companyId} AND (id = ${ref} OR lower(slug) = lower(${ref}) OR lower(name) = lower(${ref}))
+          UNION
+          SELECT c.id FROM categories c JOIN tree t ON c.parent_id = t.id
+          WHERE c.company_id = ${companyId}
+        )
+        SELECT id FROM tree`,
+    'catalogue_category_tree',
+  );
+  return rows.map((r) => r.id);
+}
+
+export async function brandIds(db: Db, companyId: string, ref: string): Promise<string[]> {
+  const rows = await db.query<{ id: string }>(
+    sql`SELECT id FROM brands WHERE company_id = ${companyId} AND (id = ${ref} OR lower(slug) = lower(${ref}) OR lower(name) = lower(${ref}))`,
+    'catalogue_brand_ids',
+  );
+  return rows.map((r) => r.id);
+}
+
+export interface VariantRow {
+  id: string;
+  sku: string;
+  barcode: string | null;
+  name: string;
+  attributes: Record<string, string>;
+  selling_price: string;
+  mrp: string;
+  /** on_hand - reserved at the active ship-from location; may be negative, clamped by the service */
+  ship_net: string;
+  /** on_hand - reserved summed over active locations */
+  total_net: string;
+}
+
+export interface PhotoRow {
+  path: string;
+  alt: string | null;
+  variant_id: string | null;
+}
+
+export interface ProductRow {
+  id: string;
+  sku: string;
+  name: string;
+  description: string | null;
+  unit: string;
+  hsn_code: string | null;
+  tax_rate: string;
+  category_id: string | null;
+  category_name: string | null;
+  category_slug: string | null;
+  category_parent: string | null;
+  brand_id: string | null;
+  brand_name: string | null;
+  variants: VariantRow[];
+  photos: PhotoRow[];
+}
+
+/**
+ * The given products with their active variants (stock figures included) and photos, in one round trip.
+ * Numbers travel as text inside the JSON so no decimal becomes a float.
+ */
+export async function productsByIds(db: Db, companyId: string, ids: string[]): Promise<ProductRow[]> {
+  if (ids.length === 0) return [];
+  return db.query<ProductRow>(
+    sql`SELECT p.id, p.sku, p.name, p.description, p.unit, p.hsn_code, p.tax_rate::text AS tax_rate,
+          c.id AS category_id, c.name AS category_name, c.slug AS category_slug, pc.name AS category_parent,
+          b.id AS brand_id, b.name AS brand_name,
+          (SELECT coalesce(json_agg(json_build_object(
+                    'id', v.id, 'sku', v.sku, 'barcode', v.barcode, 'name', v.name, 'attributes', v.attributes,
+                    'selling_price', v.selling_price::text, 'mrp', v.mrp::text,
+                    'ship_net', v.ship_net::text, 'total_net', v.total_net::text) ORDER BY v.position, v.id), '[]'::json)
+           FROM (
+             SELECT vv.id, vv.sku, vv.barcode, vv.name, vv.attributes, vv.position, vv.selling_price, vv.mrp,
+                    coalesce(sum(st.on_hand - st.reserved) FILTER (WHERE st.ships_orders), 0) AS ship_net,
+                    coalesce(sum(st.on_hand - st.reserved), 0) AS total_net
+             FROM variants vv
+             LEFT JOIN (
+               SELECT sl.variant_id, sl.on_hand, sl.reserved, loc.ships_orders
+               FROM stock_levels sl
+               JOIN stock_locations loc ON loc.company_id = sl.company_id AND loc.id = sl.location_id AND loc.active
+               WHERE sl.company_id = ${companyId}
+             ) st ON st.variant_id = vv.id
+             WHERE vv.company_id = p.company_id AND vv.product_id = p.id AND vv.active
+             GROUP BY vv.id, vv.sku, vv.barcode, vv.name, vv.attributes, vv.position, vv.selling_price, vv.mrp
+           ) v) AS variants,
+          (SELECT coalesce(json_agg(json_build_object('path', ph.path, 'alt', ph.alt, 'variant_id', ph.variant_id) ORDER BY ph.position, ph.id), '[]'::json)
+           FROM product_photos ph
+           LEFT JOIN variants pv ON pv.company_id = ph.company_id AND pv.id = ph.variant_id
+           WHERE ph.company_id = p.company_id AND ph.product_id = p.id AND (ph.variant_id IS NULL OR pv.active)) AS photos
+        FROM products p
+        LEFT JOIN categories c ON c.company_id = p.company_id AND c.id = p.category_id
+        LEFT JOIN categories pc ON pc.company_id = c.company_id AND pc.id = c.parent_id
+        LEFT JOIN brands b ON b.company_id = p.company_id AND b.id = p.brand_id
+        WHERE p.company_id = ${companyId} AND p.id = ANY(${sql.param(ids)}::text[])`,
+    'catalogue_products_by_ids',
+  );
+}
+
+/**
+ * What a detail id names, best match first: product id, variant id, variant SKU, product SKU, barcode.
+ * Exact (case-sensitive) comparison, as SKUs are unique per company case-sensitively.
+ */
+export async function resolveProductRef(db: Db, companyId: string, ref: string): Promise<{ product_id: string; variant_id: string | null; visible: boolean } | undefined> {
+  const rows = await db.query<{ product_id: string; variant_id: string | null; visible: boolean }>(
+    sql`SELECT m.product_id, m.variant_id,
+               (${visible} AND (m.variant_id IS NULL OR mv.active)) AS visible
+        FROM (
+          SELECT id AS product_id, NULL::text AS variant_id, 1 AS rank FROM products WHERE company_id = ${companyId} AND id = ${ref}
+          UNION ALL SELECT product_id, id, 2 FROM variants WHERE company_id = ${companyId} AND id = ${ref}
+          UNION ALL SELECT product_id, id, 3 FROM variants WHERE company_id = ${companyId} AND sku = ${ref}
+          UNION ALL SELECT id, NULL, 4 FROM products WHERE company_id = ${companyId} AND sku = ${ref}
+          UNION ALL SELECT product_id, id, 5 FROM variants WHERE company_id = ${companyId} AND barcode = ${ref}
+        ) m
+        JOIN products p ON p.company_id = ${companyId} AND p.id = m.product_id
+        LEFT JOIN variants mv ON mv.company_id = ${companyId} AND mv.id = m.variant_id
+        ORDER BY m.rank
+        LIMIT 1`,
+    'catalogue_resolve_ref',
+  );
+  return rows[0];
+}
+
+export async function categoryEntries(db: Db, companyId: string) {
+  return db.query<{ id: string; name: string; slug: string; parent_id: string | null; product_count: number }>(
+    sql`SELECT c.id, c.name, c.slug, c.parent_id,
+               (SELECT count(*) FROM products p WHERE p.company_id = c.company_id AND p.category_id = c.id AND ${visible})::int AS product_count
+        FROM categories c WHERE c.company_id = ${companyId}
+        ORDER BY lower(c.name), c.id`,
+    'catalogue_category_entries',
+  );
+}
+
+export async function brandEntries(db: Db, companyId: string) {
+  return db.query<{ id: string; name: string; slug: string; product_count: number }>(
+    sql`SELECT b.id, b.name, b.slug,
+               (SELECT count(*) FROM products p WHERE p.company_id = b.company_id AND p.brand_id = b.id AND ${visible})::int AS product_count
+        FROM brands b WHERE b.company_id = ${companyId}
+        ORDER BY lower(b.name), b.id`,
+    'catalogue_brand_entries',
+  );
+}
+
+/**
+ * Recomputes products.search_text (lower-cased name, SKU, description, and each active variant's SKU,
+ * barcode, name and option values) for the given products. Every write path that changes any of
+ * those calls this, in the same transaction.
+ */
+export async function refreshSearchText(db: Db, companyId: string, productIds: string[]): Promise<void> {
+  if (productIds.length === 0) return;
+  await db.query(sql`
+    UPDATE products p SET search_text = lower(concat_ws(' ', p.name, p.sku, p.description, (
+      SELECT string_agg(concat_ws(' ', v.sku, v.barcode, v.name,
+               (SELECT string_agg(a.value, ' ') FROM jsonb_each_text(v.attributes) a)), ' ' ORDER BY v.position, v.id)
+      FROM variants v WHERE v.company_id = p.company_id AND v.product_id = p.id AND v.active)))
+    WHERE p.company_id = ${companyId} AND p.id = ANY(${sql.param(productIds)}::text[])`);
+}

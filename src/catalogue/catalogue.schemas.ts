@@ -1,0 +1,114 @@
+import { z } from 'zod';
+
+/**
+ * An integer from the query string ("20") or from a JSON tool call (20). Anything else ("2.5", "abc",
+ * "", an array from a repeated parameter) is a validation failure naming the field.
+ */
+function boundedInt(min: number, max: number, fallback: number) {
+  const message = `must be an integer from ${min} to ${max}`;
+  return z
+    .union([z.number(), z.string().regex(/^\s*-?\d{1,9}\s*$/).transform(Number)], { error: message })
+    .pipe(z.number().int(message).min(min, message).max(max, message))
+    .default(fallback);
+}
+
+/** Only real booleans and the strings "true"/"false": z.coerce.boolean would read "false" as true. */
+const queryBoolean = z.union([z.boolean(), z.enum(['true', 'false']).transform((v) => v === 'true')], {
+  error: 'must be true or false',
+});
+
+/** Optional text filter; blank means no filter. */
+const filterText = (max: number) =>
+  z
+    .string({ error: 'must be a string' })
+    .max(max, `must be at most ${max} characters`)
+    .optional()
+    .transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim()));
+
+/** GET /catalog/products query, and the browse_catalog tool's arguments. */
+export const browseQuerySchema = z.object({
+  search: filterText(100),
+  category: filterText(80),
+  brand: filterText(80),
+  in_stock: queryBoolean.optional(),
+  limit: boundedInt(1, 50, 20),
+  offset: boundedInt(0, 10_000, 0),
+});
+export type BrowseQuery = z.output<typeof browseQuerySchema>;
+
+/** GET /catalog/products/{id} path, and the get_product_details tool's arguments. */
+export const productIdSchema = z.object({
+  id: z.string({ error: 'must be a string' }).trim().min(1, 'must not be empty').max(64, 'must be at most 64 characters'),
+});
+
+const decimal = z.string();
+
+export const variantSchema = z.object({
+  variant_id: z.string(),
+  sku: z.string(),
+  barcode: z.string().nullable(),
+  name: z.string(),
+  attributes: z.record(z.string(), z.string()),
+  selling_price: decimal,
+  mrp: decimal,
+  available: decimal,
+  available_total: decimal,
+  in_stock: z.boolean(),
+  image_url: z.string().nullable(),
+});
+
+export const productSchema = z.object({
+  product_id: z.string(),
+  sku: z.string(),
+  name: z.string(),
+  description: z.string().nullable(),
+  category: z.object({ id: z.string(), name: z.string(), slug: z.string(), parent: z.string().nullable() }).nullable(),
+  brand: z.object({ id: z.string(), name: z.string() }).nullable(),
+  unit: z.string(),
+  hsn_code: z.string().nullable(),
+  tax_rate: decimal,
+  currency: z.literal('INR'),
+  price_range: z.object({ min: decimal, max: decimal }),
+  options: z.record(z.string(), z.array(z.string())),
+  available: decimal,
+  available_total: decimal,
+  in_stock: z.boolean(),
+  image_url: z.string().nullable(),
+  variants: z.array(variantSchema),
+});
+
+export const productDetailSchema = productSchema.extend({
+  matched_variant_id: z.string().nullable(),
+  images: z.array(z.object({ url: z.string(), alt: z.string().nullable(), variant_id: z.string().nullable() })),
+});
+
+export const browseResponseSchema = z.object({
+  data: z.array(productSchema),
+  count: z.number().int(),
+  total: z.number().int(),
+  limit: z.number().int(),
+  offset: z.number().int(),
+  has_more: z.boolean(),
+});
+
+export const productDetailResponseSchema = z.object({ data: productDetailSchema });
+
+export const categoryEntrySchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  slug: z.string(),
+  parent_id: z.string().nullable(),
+  product_count: z.number().int(),
+});
+
+export const brandEntrySchema = z.object({ id: z.string(), name: z.string(), slug: z.string(), product_count: z.number().int() });
+
+export const categoriesResponseSchema = z.object({
+  data: z.object({ categories: z.array(categoryEntrySchema), brands: z.array(brandEntrySchema) }),
+});
+
+export type Product = z.infer<typeof productSchema>;
+export type Variant = z.infer<typeof variantSchema>;
+export type ProductDetail = z.infer<typeof productDetailSchema>;
+export type BrowseResult = z.infer<typeof browseResponseSchema>;
+export type CategoriesResult = z.infer<typeof categoriesResponseSchema>['data'];
