@@ -1,0 +1,30 @@
+import { z } from 'zod';
+import { phoneInput } from '../orders/orders.schemas.js';
+import { orderSummarySchema } from '../orders/orders.schemas.js';
+
+export const customerLookupQuery = z.object({
+  phone: phoneInput,
+  recent_orders: z.coerce
+    .number({ error: 'must be a whole number from 1 to 20' })
+    .int('must be a whole number from 1 to 20')
+    .min(1, 'must be at least 1')
+    .max(20, 'must be at most 20')
+    .default(5),
+});
+
+export type CustomerLookupQuery = z.output<typeof customerLookupQuery>;
+
+export const customerSchema = z.object({
+  customer_id: z.string(),
+  name: z.string(),
+  phone: z.string().nullable(),
+  email: z.string().nullable(),
+  city: z.string().nullable(),
+  state: z.string().nullable(),
+  pincode: z.string().nullable(),
+  shipping_address: z.string().nullable(),
+  messaging_opted_out: z.boolean(),
+  recent_orders: z.array(orderSummarySchema),
+});
+
+export type Customer = z.infer<typeof customerSchema>;

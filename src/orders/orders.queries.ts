@@ -1,0 +1,159 @@
+import { sql } from 'drizzle-orm';
+import type { Db } from '../db/index.js';
+import type { DeliveryAddress } from './orders.schemas.js';
+
+export interface VariantRow {
+  id: string;
+  sku: string;
+  barcode: string | null;
+  name: string;
+  product_name: string;
+  selling_price: string;
+  tax_rate: string;
+  for_sale: boolean;
+}
+
+/** Variants whose SKU, id or barcode is one of `identifiers` (active or not; the caller decides). */
+export async function findVariantsByIdentifiers(db: Db, companyId: string, identifiers: string[]): Promise<VariantRow[]> {
+  const list = sql.join(identifiers.map((i) => sql`${i}`), sql`, `);
+  return db.query<VariantRow>(sql`
+    SELECT v.id, v.sku, v.barcode, v.name, p.name AS product_name, v.selling_price, p.tax_rate, (v.active AND p.active) AS for_sale
+    FROM variants v JOIN products p ON p.company_id = v.company_id AND p.id = v.product_id
+    WHERE v.company_id = ${companyId} AND (v.sku IN (${list}) OR v.id IN (${list}) OR v.barcode IN (${list}))`);
+}
+
+export async function findOrderIdByExternalReference(db: Db, companyId: string, reference: string): Promise<string | undefined> {
+  const rows = await db.query<{ id: string }>(
+    sql`SELECT id FROM orders WHERE company_id = ${companyId} AND external_reference = ${reference}`,
+    'order_by_external_reference',
+  );
+  return rows[0]?.id;
+}
+
+/** The active location orders ship from, if any. */
+export async function findShipFromLocation(db: Db, companyId: string): Promise<string | undefined> {
+  const rows = await db.query<{ id: string }>(
+    sql`SELECT id FROM stock_locations WHERE company_id = ${companyId} AND ships_orders AND active`,
+    'ship_from_location',
+  );
+  return rows[0]?.id;
+}
+
+export async function companyAutoCourierBooking(db: Db, companyId: string): Promise<boolean> {
+  const rows = await db.query<{ auto_courier_booking: boolean }>(
+    sql`SELECT auto_courier_booking FROM companies WHERE id = ${companyId}`,
+    'company_auto_booking',
+  );
+  return rows[0]?.auto_courier_booking ?? false;
+}
+
+export interface NewOrder {
+  id: string;
+  externalReference: string;
+  customerId: string;
+  payment: 'cod' | 'prepaid';
+  paymentReference: string | null;
+  notes: string | null;
+  amount: string;
+  deliveryAddress: DeliveryAddress | null;
+  locationId: string | null;
+}
+
+/**
+ * Inserts a confirmed order unless the company already has one with this external_reference. A concurrent
+ * insert of the same reference waits here for the first transaction: its commit makes this a no-op
+ * (returns false), its rollback lets this insert go ahead.
+ */
+export async function insertOrderUnlessDuplicate(db: Db, companyId: string, o: NewOrder): Promise<boolean> {
+  const rows = await db.query<{ id: string }>(sql`
+    INSERT INTO orders (company_id, id, order_number, external_reference, customer_id, status, payment, payment_reference, notes, amount, delivery_address, location_id)
+    VALUES (${companyId}, ${o.id}, 'ORD-' || nextval('order_number_seq'), ${o.externalReference}, ${o.customerId}, 'confirmed', ${o.payment},
+            ${o.paymentReference}, ${o.notes}, ${o.amount}::numeric, ${o.deliveryAddress === null ? null : JSON.stringify(o.deliveryAddress)}::jsonb, ${o.locationId})
+    ON CONFLICT (company_id, external_reference) DO NOTHING
+    RETURNING id`);
+  return rows.length === 1;
+}
+
+export interface NewLine {
+  variantId: string;
+  sku: string;
+  name: string;
+  quantity: string;
+  unitPrice: string;
+  lineTotal: string;
+  taxRate: string;
+}
+
+export async function insertOrderLines(db: Db, companyId: string, orderId: string, lines: NewLine[]): Promise<void> {
+  const values = sql.join(
+    lines.map(
+      (l, i) =>
+        sql`(${companyId}, ${orderId}, ${i + 1}, ${l.variantId}, ${l.sku}, ${l.name}, ${l.quantity}::numeric, ${l.unitPrice}::numeric, ${l.lineTotal}::numeric, ${l.taxRate}::numeric)`,
+    ),
+    sql`, `,
+  );
+  await db.query(sql`
+    INSERT INTO order_lines (company_id, order_id, line_no, variant_id, sku, name, quantity, unit_price, line_total, tax_rate) VALUES ${values}`);
+}
+
+/** Records that a courier booking is due (transactional outbox; the fulfilment worker performs it). */
+export async function insertCourierBookingJob(db: Db, companyId: string, jobId: string, orderId: string): Promise<void> {
+  await db.query(sql`
+    INSERT INTO jobs (company_id, id, kind, order_id, status) VALUES (${companyId}, ${jobId}, 'book_courier', ${orderId}, 'pending')
+    ON CONFLICT DO NOTHING`);
+}
+
+export interface OrderRow {
+  id: string;
+  order_number: string;
+  status: string;
+  amount: string;
+  currency: string;
+  created_at: Date;
+  external_reference: string | null;
+  payment: 'cod' | 'prepaid';
+  delivery_address: DeliveryAddress | null;
+  customer_name: string;
+  customer_phone: string | null;
+}
+
+export interface LineRow {
+  sku: string;
+  name: string;
+  quantity: string;
+  unit_price: string;
+  line_total: string;
+}
+
+const ORDER_COLUMNS = sql`o.id, o.order_number, o.status, o.amount, o.currency, o.created_at, o.external_reference, o.payment, o.delivery_address,
+  c.name AS customer_name, c.phone_e164 AS customer_phone`;
+
+export async function findOrderById(db: Db, companyId: string, orderId: string): Promise<OrderRow | undefined> {
+  const rows = await db.query<OrderRow>(sql`
+    SELECT ${ORDER_COLUMNS} FROM orders o JOIN customers c ON c.company_id = o.company_id AND c.id = o.customer_id
+    WHERE o.company_id = ${companyId} AND o.id = ${orderId}`);
+  return rows[0];
+}
+
+/**
+ * The order a customer-facing reference names: order number first, then order_id, then external_reference
+ * (a caller's reference may look like another order's number). Drafts never match; with `phoneE164`, only
+ * that customer's orders do. Shipment and invoice join here when the fulfilment tables exist.
+ */
+export async function findOrderByReference(db: Db, companyId: string, reference: string, phoneE164: string | null): Promise<OrderRow | undefined> {
+  const rows = await db.query<OrderRow>(sql`
+    SELECT ${ORDER_COLUMNS} FROM orders o JOIN customers c ON c.company_id = o.company_id AND c.id = o.customer_id
+    WHERE o.company_id = ${companyId} AND o.status <> 'draft'
+      AND (o.order_number = ${reference} OR o.id = ${reference} OR o.external_reference = ${reference})
+      AND (${phoneE164}::text IS NULL OR c.phone_e164 = ${phoneE164})
+    ORDER BY CASE WHEN o.order_number = ${reference} THEN 0 WHEN o.id = ${reference} THEN 1 ELSE 2 END
+    LIMIT 1`);
+  return rows[0];
+}
+
+export async function findOrderLines(db: Db, companyId: string, orderId: string): Promise<LineRow[]> {
+  return db.query<LineRow>(
+    sql`SELECT sku, name, quantity, unit_price, line_total FROM order_lines WHERE company_id = ${companyId} AND order_id = ${orderId} ORDER BY line_no`,
+    'order_lines_by_order',
+  );
+}

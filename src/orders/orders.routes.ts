@@ -1,0 +1,37 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { OrderService } from './orders.service.js';
+import { orderLookupParams, orderLookupQuery, orderLookupSchema, orderSchema, placeOrderBody } from './orders.schemas.js';
+
+export const ORDER_BODY_LIMIT = 32 * 1024;
+
+/** REST door for orders: parse, call the service, shape. */
+export function registerOrderRoutes(api: FastifyInstance, { orders }: { orders: OrderService }): void {
+  const app = api.withTypeProvider<ZodTypeProvider>();
+
+  app.post(
+    '/orders',
+    {
+      bodyLimit: ORDER_BODY_LIMIT,
+      schema: {
+        body: placeOrderBody,
+        response: {
+          201: z.object({ data: orderSchema }),
+          200: z.object({ data: orderSchema, duplicate: z.literal(true) }),
+        },
+      },
+    },
+    async (req, reply) => {
+      const { order, duplicate } = await orders.place(req.tenant, req.body);
+      if (duplicate) return reply.status(200).send({ data: order, duplicate: true as const });
+      return reply.status(201).send({ data: order });
+    },
+  );
+
+  app.get(
+    '/orders/:reference',
+    { schema: { params: orderLookupParams, querystring: orderLookupQuery, response: { 200: z.object({ data: orderLookupSchema }) } } },
+    async (req) => ({ data: await orders.lookup(req.tenant, req.params.reference, req.query.phone) }),
+  );
+}

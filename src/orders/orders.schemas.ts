@@ -1,0 +1,223 @@
+import { z } from 'zod';
+import { Decimal } from '../lib/money.js';
+import { normalizePhone } from '../lib/phone.js';
+import { resolveDeliveryState } from '../lib/pincode.js';
+
+/** Largest quantity one line may ask for; keeps every total inside the numeric columns. */
+export const MAX_QUANTITY = 1_000_000;
+export const MAX_ITEMS = 50;
+
+/** Required text: trimmed, then 1..max characters (all-whitespace is empty, so refused). */
+const requiredText = (max: number) =>
+  z
+    .string({ error: 'required; send a string' })
+    .trim()
+    .min(1, 'must not be empty')
+    .max(max, `must be at most ${max} characters`);
+
+/** Optional text: trimmed, at most max characters; empty or null counts as not given. */
+const optionalText = (max: number) =>
+  z
+    .string({ error: 'must be a string' })
+    .trim()
+    .max(max, `must be at most ${max} characters`)
+    .nullish();
+
+/** A phone as sent: 7–20 characters, then it must normalise to a reachable mobile number (E.164). */
+export const phoneInput = z
+  .string({ error: 'required; send a mobile number as a string' })
+  .trim()
+  .min(7, 'must be at least 7 characters')
+  .max(20, 'must be at most 20 characters')
+  .superRefine((value, ctx) => {
+    if (value.length < 7 || value.length > 20) return;
+    const result = normalizePhone(value);
+    if (!result.ok) ctx.addIssue({ code: 'custom', message: result.message });
+  });
+
+const optionalPhone = z
+  .string({ error: 'must be a string' })
+  .trim()
+  .max(20, 'must be at most 20 characters')
+  .superRefine((value, ctx) => {
+    if (value === '' || value.length > 20) return;
+    const result = normalizePhone(value);
+    if (!result.ok) ctx.addIssue({ code: 'custom', message: result.message });
+  })
+  .nullish();
+
+const QUANTITY_TEXT = /^\d{1,12}(?:\.\d{1,3})?$/;
+const QUANTITY_RULE = 'must be a number greater than 0 with at most 3 decimals, e.g. 2 or "2.5"';
+
+/**
+ * Quantity as a JSON number or a decimal string; `2`, `"2"` and `"2.000"` are equal. Exponents in strings
+ * ("1e3") are refused; a JSON number written 1e3 is the number 1000 once parsed, so it is accepted.
+ */
+export const quantityInput = z
+  .union([z.number(), z.string()], { error: QUANTITY_RULE })
+  .superRefine((value, ctx) => {
+    const parsed = parseQuantity(value);
+    if (parsed === null) ctx.addIssue({ code: 'custom', message: QUANTITY_RULE });
+    else if (parsed.gt(MAX_QUANTITY)) ctx.addIssue({ code: 'custom', message: `must be at most ${MAX_QUANTITY}` });
+  });
+
+/** The quantity as an exact decimal, or null when it is not a positive number with at most 3 decimals. */
+export function parseQuantity(value: number | string): Decimal | null {
+  let d: Decimal;
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value)) return null;
+    d = new Decimal(value);
+  } else {
+    const text = value.trim();
+    if (!QUANTITY_TEXT.test(text)) return null;
+    d = new Decimal(text);
+  }
+  if (d.lte(0) || d.decimalPlaces() > 3) return null;
+  return d;
+}
+
+const emailInput = z
+  .string({ error: 'must be a string' })
+  .trim()
+  .max(254, 'must be at most 254 characters')
+  .refine((v) => v === '' || v.length > 254 || z.regexes.email.test(v), 'must be an email address, e.g. name@example.com')
+  .nullish();
+
+export const deliveryAddressInput = z
+  .object({
+    name: optionalText(160),
+    line1: requiredText(200),
+    line2: optionalText(200),
+    city: requiredText(80),
+    pincode: z
+      .string({ error: 'required; send the 6-digit PIN code as a string' })
+      .trim()
+      .regex(/^\d{6}$/, 'must be a 6-digit Indian PIN code, e.g. "560038"'),
+    state: optionalText(80),
+    phone: optionalPhone,
+  })
+  .superRefine((a, ctx) => {
+    // The PIN decides the state; a shared PIN needs the state named, a contradicting one is refused.
+    if (!/^\d{6}$/.test(a.pincode) || (a.state?.length ?? 0) > 80) return;
+    const resolved = resolveDeliveryState(a.pincode, a.state);
+    if (!resolved.ok) {
+      const onPin = /^PIN code .* is not valid/.test(resolved.message);
+      ctx.addIssue({ code: 'custom', path: [onPin ? 'pincode' : 'state'], message: resolved.message });
+    }
+  });
+
+export const orderItemInput = z.object({
+  product_id: z
+    .string({ error: 'required; send the variant SKU, variant_id or barcode as a string' })
+    .trim()
+    .min(1, 'must not be empty')
+    .max(64, 'must be at most 64 characters'),
+  quantity: quantityInput,
+});
+
+/** POST /orders body; also the `place_order` tool's parameters. Unknown fields (prices too) are dropped. */
+export const placeOrderBody = z.object(
+  {
+    customer: z.object(
+      {
+        name: requiredText(120),
+        phone: phoneInput,
+        email: emailInput,
+      },
+      { error: 'required; send { name, phone }' },
+    ),
+    items: z
+      .array(orderItemInput, { error: 'required; send a list of { product_id, quantity }' })
+      .min(1, 'must list at least 1 item')
+      .max(MAX_ITEMS, `must list at most ${MAX_ITEMS} items`),
+    external_reference: requiredText(100),
+    notes: optionalText(500),
+    delivery_address: deliveryAddressInput.nullish(),
+    payment: z.enum(['cod', 'prepaid'], { error: 'must be "cod" or "prepaid"' }).default('prepaid'),
+    payment_reference: optionalText(100),
+  },
+  { error: 'send a JSON object' },
+);
+
+export type PlaceOrderBody = z.output<typeof placeOrderBody>;
+
+export const orderLineSchema = z.object({
+  sku: z.string(),
+  name: z.string(),
+  quantity: z.string(),
+  unit_price: z.string(),
+  line_total: z.string(),
+});
+
+export const deliveryAddressSchema = z.object({
+  name: z.string().nullable(),
+  line1: z.string(),
+  line2: z.string().nullable(),
+  city: z.string(),
+  state: z.string(),
+  pincode: z.string(),
+  phone: z.string().nullable(),
+});
+
+/** Response of order creation. */
+export const orderSchema = z.object({
+  order_id: z.string(),
+  order_number: z.string(),
+  order_status: z.string(),
+  amount: z.string(),
+  currency: z.string(),
+  created_at: z.string(),
+  external_reference: z.string(),
+  items: z.array(orderLineSchema),
+  payment: z.enum(['cod', 'prepaid']),
+  delivery_address: deliveryAddressSchema.nullable(),
+});
+
+export const orderSummarySchema = z.object({
+  order_id: z.string(),
+  order_number: z.string(),
+  order_status: z.string(),
+  status_label: z.string(),
+  amount: z.string(),
+  currency: z.string(),
+  order_date: z.string(),
+  external_reference: z.string().nullable(),
+});
+
+export const shipmentSchema = z.object({
+  awb: z.string().nullable(),
+  courier: z.string().nullable(),
+  status: z.string(),
+  status_label: z.string(),
+  tracking_url: z.string().nullable(),
+  delivered_at: z.string().nullable(),
+});
+
+export const invoiceSchema = z.object({
+  invoice_number: z.string(),
+  payment_status: z.string(),
+  total: z.string(),
+  amount_due: z.string(),
+});
+
+/** Response of order lookup. */
+export const orderLookupSchema = orderSummarySchema.extend({
+  customer: z.object({ name: z.string(), phone: z.string().nullable() }),
+  items: z.array(orderLineSchema),
+  shipment: shipmentSchema.nullable(),
+  invoice: invoiceSchema.nullable(),
+});
+
+export const orderLookupParams = z.object({
+  reference: z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters'),
+});
+
+export const orderLookupQuery = z.object({
+  phone: z.string({ error: 'must be given once, as a string' }).optional(),
+});
+
+export type Order = z.infer<typeof orderSchema>;
+export type OrderSummary = z.infer<typeof orderSummarySchema>;
+export type OrderLookup = z.infer<typeof orderLookupSchema>;
+export type OrderLine = z.infer<typeof orderLineSchema>;
+export type DeliveryAddress = z.infer<typeof deliveryAddressSchema>;

@@ -1,0 +1,225 @@
+import type { Db } from '../db/index.js';
+import type { Tenant } from '../keys/keys.service.js';
+import { AppError, notFound, validationError, type FieldIssue } from '../lib/errors.js';
+import { newId } from '../lib/ids.js';
+import { Decimal, money, qty } from '../lib/money.js';
+import { normalizePhone } from '../lib/phone.js';
+import { resolveDeliveryState } from '../lib/pincode.js';
+import { iso } from '../lib/time.js';
+import { addressOnFile, recogniseCustomer, type AddressFields } from '../customers/customers.service.js';
+import {
+  companyAutoCourierBooking,
+  findOrderById,
+  findOrderByReference,
+  findOrderIdByExternalReference,
+  findOrderLines,
+  findShipFromLocation,
+  findVariantsByIdentifiers,
+  insertCourierBookingJob,
+  insertOrderLines,
+  insertOrderUnlessDuplicate,
+  type LineRow,
+  type NewLine,
+  type OrderRow,
+  type VariantRow,
+} from './orders.queries.js';
+import { parseQuantity, type Order, type OrderLine, type OrderLookup, type PlaceOrderBody } from './orders.schemas.js';
+import { reserveStock } from './reservations.js';
+import { orderStatusLabel } from './status-labels.js';
+
+/** Largest amount the numeric(14,2) columns hold. */
+const MAX_AMOUNT = new Decimal('999999999999.99');
+
+interface ResolvedLine extends NewLine {
+  /** The first identifier the caller sent for this variant. */
+  productId: string;
+  quantityDec: Decimal;
+}
+
+/** Thrown inside the transaction when the external_reference is taken: rolls back, then the original is returned. */
+class DuplicateOrder extends Error {}
+
+const lineOut = (l: LineRow): OrderLine => ({
+  sku: l.sku,
+  name: l.name,
+  quantity: qty(l.quantity),
+  unit_price: money(l.unit_price),
+  line_total: money(l.line_total),
+});
+
+function orderOut(o: OrderRow, lines: LineRow[]): Order {
+  return {
+    order_id: o.id,
+    order_number: o.order_number,
+    order_status: o.status,
+    amount: money(o.amount),
+    currency: o.currency,
+    created_at: iso(o.created_at),
+    external_reference: o.external_reference ?? '',
+    items: lines.map(lineOut),
+    payment: o.payment,
+    delivery_address: o.delivery_address,
+  };
+}
+
+function lineName(v: VariantRow): string {
+  return v.name && v.name !== v.product_name && v.name !== v.sku ? `${v.product_name} (${v.name})` : v.product_name;
+}
+
+/** Lines by variant: each product_id (SKU first, then variant_id, then barcode) to one variant; repeats merged. */
+function resolveLines(items: PlaceOrderBody['items'], variants: VariantRow[]): ResolvedLine[] {
+  const bySku = new Map(variants.map((v) => [v.sku, v]));
+  const byId = new Map(variants.map((v) => [v.id, v]));
+  const byBarcode = new Map(variants.filter((v) => v.barcode).map((v) => [v.barcode!, v]));
+  const missing: string[] = [];
+  const lines = new Map<string, ResolvedLine>();
+  for (const item of items) {
+    const v = bySku.get(item.product_id) ?? byId.get(item.product_id) ?? byBarcode.get(item.product_id);
+    if (!v || !v.for_sale) {
+      if (!missing.includes(item.product_id)) missing.push(item.product_id);
+      continue;
+    }
+    const quantity = parseQuantity(item.quantity);
+    if (quantity === null) throw validationError([{ path: 'items', message: 'quantity must be greater than 0 with at most 3 decimals' }]);
+    const line = lines.get(v.id);
+    if (line) line.quantityDec = line.quantityDec.plus(quantity);
+    else
+      lines.set(v.id, {
+        variantId: v.id,
+        productId: item.product_id,
+        sku: v.sku,
+        name: lineName(v),
+        quantityDec: quantity,
+        quantity: '',
+        unitPrice: money(v.selling_price),
+        lineTotal: '',
+        taxRate: v.tax_rate,
+      });
+  }
+  if (missing.length > 0) {
+    throw notFound(`${missing.length === 1 ? 'item' : 'items'} not found or not for sale: ${missing.join(', ')}`, missing);
+  }
+  for (const line of lines.values()) {
+    line.quantity = qty(line.quantityDec);
+    line.lineTotal = money(new Decimal(line.unitPrice).times(line.quantityDec).toDecimalPlaces(2, Decimal.ROUND_HALF_UP));
+  }
+  return [...lines.values()];
+}
+
+/** The order's delivery address with its state resolved from the PIN, or a 400 naming the field. */
+function deliveryAddress(a: NonNullable<PlaceOrderBody['delivery_address']>): AddressFields {
+  const issues: FieldIssue[] = [];
+  const state = resolveDeliveryState(a.pincode, a.state);
+  if (!state.ok) issues.push({ path: 'delivery_address.state', message: state.message });
+  let phone: string | null = null;
+  if (a.phone) {
+    const p = normalizePhone(a.phone);
+    if (p.ok) phone = p.e164;
+    else issues.push({ path: 'delivery_address.phone', message: p.message });
+  }
+  if (!state.ok || issues.length > 0) throw validationError(issues);
+  return { name: a.name || null, line1: a.line1, line2: a.line2 || null, city: a.city, state: state.state, pincode: a.pincode, phone };
+}
+
+export function createOrderService({ db }: { db: Db }) {
+  async function loadOrder(dbOrTx: Db, companyId: string, orderId: string): Promise<Order> {
+    const row = await findOrderById(dbOrTx, companyId, orderId);
+    if (!row) throw new Error(`order ${orderId} vanished`);
+    return orderOut(row, await findOrderLines(dbOrTx, companyId, orderId));
+  }
+
+  return {
+    /**
+     * POST /orders. Prices and totals are computed first (they need no locks); then one transaction
+     * recognises the customer, inserts the order (idempotent on external_reference), locks and reserves
+     * stock, writes lines and the courier-booking job. Any refusal rolls the whole transaction back.
+     */
+    async place(tenant: Tenant, body: PlaceOrderBody): Promise<{ order: Order; duplicate: boolean }> {
+      const companyId = tenant.companyId;
+      const existing = await findOrderIdByExternalReference(db, companyId, body.external_reference);
+      if (existing) return { order: await loadOrder(db, companyId, existing), duplicate: true };
+
+      const phone = normalizePhone(body.customer.phone);
+      if (!phone.ok) throw validationError([{ path: 'customer.phone', message: phone.message }]);
+      const given = body.delivery_address ? deliveryAddress(body.delivery_address) : null;
+
+      const identifiers = [...new Set(body.items.map((i) => i.product_id))];
+      const lines = resolveLines(body.items, await findVariantsByIdentifiers(db, companyId, identifiers));
+      const amount = lines.reduce((sum, l) => sum.plus(l.lineTotal), new Decimal(0));
+      if (amount.gt(MAX_AMOUNT)) throw validationError([{ path: 'items', message: `the order total ${money(amount)} is larger than allowed` }]);
+
+      try {
+        const orderId = await db.tx(async (tx) => {
+          const customer = await recogniseCustomer(tx, companyId, {
+            name: body.customer.name,
+            phoneE164: phone.e164,
+            email: body.customer.email || null,
+            address: given,
+          });
+          const address = given ?? addressOnFile(customer);
+          const locationId = await findShipFromLocation(tx, companyId);
+          const id = newId('ord');
+          const inserted = await insertOrderUnlessDuplicate(tx, companyId, {
+            id,
+            externalReference: body.external_reference,
+            customerId: customer.id,
+            payment: body.payment,
+            paymentReference: body.payment_reference || null,
+            notes: body.notes || null,
+            amount: money(amount),
+            deliveryAddress: address,
+            locationId: locationId ?? null,
+          });
+          if (!inserted) throw new DuplicateOrder();
+          if (!locationId) throw new AppError('unprocessable', 'the company has no active stock location to ship orders from; nothing was created');
+          await reserveStock(tx, {
+            companyId,
+            locationId,
+            orderId: id,
+            lines: lines.map((l) => ({ variantId: l.variantId, quantity: l.quantityDec, productId: l.productId })),
+          });
+          await insertOrderLines(tx, companyId, id, lines);
+          if (address && (await companyAutoCourierBooking(tx, companyId))) await insertCourierBookingJob(tx, companyId, newId('job'), id);
+          return id;
+        });
+        return { order: await loadOrder(db, companyId, orderId), duplicate: false };
+      } catch (err) {
+        if (!(err instanceof DuplicateOrder)) throw err;
+        const original = await findOrderIdByExternalReference(db, companyId, body.external_reference);
+        if (!original) throw new Error('external_reference conflicted but the order cannot be read');
+        return { order: await loadOrder(db, companyId, original), duplicate: true };
+      }
+    },
+
+    /** GET /orders/{reference}: by number, id or external_reference; with a phone, only that customer's order. */
+    async lookup(tenant: Tenant, reference: string, phone?: string): Promise<OrderLookup> {
+      const unknown = () => notFound(`no order "${reference}" in this company`);
+      let phoneE164: string | null = null;
+      if (phone !== undefined) {
+        // An unusable phone matches no customer: the same 404, so the order's existence is not revealed.
+        const p = normalizePhone(phone);
+        if (!p.ok) throw unknown();
+        phoneE164 = p.e164;
+      }
+      const o = await findOrderByReference(db, tenant.companyId, reference, phoneE164);
+      if (!o) throw unknown();
+      const lines = await findOrderLines(db, tenant.companyId, o.id);
+      return {
+        order_id: o.id,
+        order_number: o.order_number,
+        order_status: o.status,
+        status_label: orderStatusLabel(o.status),
+        amount: money(o.amount),
+        currency: o.currency,
+        order_date: iso(o.created_at),
+        external_reference: o.external_reference,
+        customer: { name: o.customer_name, phone: o.customer_phone },
+        items: lines.map(lineOut),
+        shipment: null,
+        invoice: null,
+      };
+    },
+  };
+}
+
+export type OrderService = ReturnType<typeof createOrderService>;

@@ -1,0 +1,66 @@
+import { sql } from 'drizzle-orm';
+import type { Db } from '../db/index.js';
+import { AppError } from '../lib/errors.js';
+import { newId } from '../lib/ids.js';
+import { Decimal, qty } from '../lib/money.js';
+
+/**
+ * The only code that changes stock_levels.reserved. Every change happens under the stock rows' locks,
+ * taken in sorted variant-id order so that orders over the same variants cannot deadlock, and each is
+ * recorded as an open reservation row: reserved = sum(open reservations) per stock row, always.
+ */
+
+export interface ReservationRequest {
+  variantId: string;
+  quantity: Decimal;
+  /** The identifier the caller sent, for the 409 details. */
+  productId: string;
+}
+
+export interface ShortItem {
+  product_id: string;
+  requested: string;
+  available: string;
+}
+
+/** Locks the rows, checks availability and reserves every line, or throws 409 insufficient_stock with nothing changed. */
+export async function reserveStock(
+  tx: Db,
+  { companyId, locationId, orderId, lines }: { companyId: string; locationId: string; orderId: string; lines: ReservationRequest[] },
+): Promise<void> {
+  const sorted = [...lines].sort((a, b) => (a.variantId < b.variantId ? -1 : a.variantId > b.variantId ? 1 : 0));
+  const ids = sql.join(sorted.map((l) => sql`${l.variantId}`), sql`, `);
+  // COLLATE "C": the lock order is byte order, the same as the sort above, whatever the database collation.
+  const rows = await tx.query<{ variant_id: string; on_hand: string; reserved: string }>(sql`
+    SELECT variant_id, on_hand, reserved FROM stock_levels
+    WHERE company_id = ${companyId} AND location_id = ${locationId} AND variant_id IN (${ids})
+    ORDER BY variant_id COLLATE "C"
+    FOR UPDATE`);
+  const byVariant = new Map(rows.map((r) => [r.variant_id, r]));
+
+  const short: ShortItem[] = [];
+  for (const line of lines) {
+    const row = byVariant.get(line.variantId);
+    const available = row ? Decimal.max(new Decimal(row.on_hand).minus(row.reserved), 0) : new Decimal(0);
+    if (available.lt(line.quantity)) short.push({ product_id: line.productId, requested: qty(line.quantity), available: qty(available) });
+  }
+  if (short.length > 0) {
+    const names = short.map((s) => `${s.product_id} (requested ${s.requested}, available ${s.available})`).join('; ');
+    throw new AppError('insufficient_stock', `not enough stock: ${names}`, short);
+  }
+
+  const values = sql.join(
+    sorted.map((l) => sql`(${l.variantId}, ${qty(l.quantity)}::numeric)`),
+    sql`, `,
+  );
+  await tx.query(sql`
+    UPDATE stock_levels s SET reserved = s.reserved + x.q, updated_at = now()
+    FROM (VALUES ${values}) AS x(v, q)
+    WHERE s.company_id = ${companyId} AND s.location_id = ${locationId} AND s.variant_id = x.v`);
+  const reservations = sql.join(
+    sorted.map((l) => sql`(${companyId}, ${newId('res')}, ${orderId}, ${l.variantId}, ${locationId}, ${qty(l.quantity)}::numeric)`),
+    sql`, `,
+  );
+  await tx.query(sql`
+    INSERT INTO stock_reservations (company_id, id, order_id, variant_id, location_id, quantity) VALUES ${reservations}`);
+}
