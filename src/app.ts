@@ -44,6 +44,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
     bodyLimit: 32 * 1024,
+    // Path parameters are length-checked by each route's schema (400 with details), not by the router's 414.
+    maxParamLength: 1000,
     trustProxy: false,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
