@@ -81,6 +81,26 @@ describe('POST /orders under real concurrency', () => {
     expect(row.open).toBe(row.reserved);
   });
 
+  it('concurrent duplicates from different (new) phones leave exactly one order and one customer', async () => {
+    const s = await shop(ctx, [{ sku: 'TEE', name: 'Tee', variants: [{ sku: 'TEE-M', selling_price: '299.00', stock: '100' }] }]);
+    const url = await listeningUrl(ctx);
+    const ref = `phones-${uid()}`;
+    const results = await Promise.all(
+      Array.from({ length: 15 }, (_, i) =>
+        fetchJson(`${url}/orders`, {
+          method: 'POST',
+          headers: s.headers,
+          body: orderBody({ external_reference: ref, customer: { name: `C${i}`, phone: `97000${String(10000 + i)}` } }),
+        }),
+      ),
+    );
+    expect(results.filter((r) => r.status === 201)).toHaveLength(1);
+    expect(results.filter((r) => r.status === 200)).toHaveLength(14);
+    expect(new Set(results.map((r) => r.body.data.order_id)).size).toBe(1);
+    expect(await count(ctx, 'orders', s.companyId)).toBe(1);
+    expect(await count(ctx, 'customers', s.companyId)).toBe(1);
+  });
+
   it('duplicates of an order that is refused (409) do not get a 500 or 409 for the duplicate: each proceeds on its own', async () => {
     const s = await shop(ctx, [{ sku: 'LOW', name: 'Low', variants: [{ sku: 'LOW-1', selling_price: '10.00', stock: '1' }] }]);
     const url = await listeningUrl(ctx);

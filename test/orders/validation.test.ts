@@ -166,6 +166,12 @@ describe('POST /orders validation, each rule at its edge', () => {
     expect(await count(ctx, 'orders', s.companyId)).toBeGreaterThan(0); // earlier tests' orders only
   });
 
+  it('a shared PIN without a state is reported together with other bad fields', async () => {
+    const res = await place({ customer: { name: '', phone: '9876543210' }, delivery_address: { line1: '1 Road', city: 'Chandigarh', pincode: '160003' } });
+    expect(res.status).toBe(400);
+    expect(paths(res.body).sort()).toEqual(['customer.name', 'delivery_address.state']);
+  });
+
   it('unknown fields and price fields are ignored: the catalogue price counts', async () => {
     const data = await expectOk({
       items: [{ product_id: 'TEE-M', quantity: 2, price: '1.00', unit_price: 1, line_total: 2 }],
