@@ -45,7 +45,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
     bodyLimit: 32 * 1024,
     // Path parameters are length-checked by each route's schema (400 with details), not by the router's 414.
-    maxParamLength: 1000,
+    routerOptions: { maxParamLength: 1000 },
     trustProxy: false,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
