@@ -3,6 +3,7 @@ import type { Services } from './services.js';
 import { registerOrderRoutes } from './orders/orders.routes.js';
 import { registerCustomerRoutes } from './customers/customers.routes.js';
 import { registerCatalogueRoutes } from './catalogue/catalogue.routes.js';
+import { registerMcpRoutes } from './mcp/mcp.routes.js';
 
 /** Every authenticated route under the base path; one line per domain. */
 export async function registerApiRoutes(api: FastifyInstance, services: Services): Promise<void> {
@@ -11,4 +12,5 @@ export async function registerApiRoutes(api: FastifyInstance, services: Services
   registerOrderRoutes(api, services);
   registerCustomerRoutes(api, services);
   await registerCatalogueRoutes(api, services);
+  registerMcpRoutes(api, services);
 }

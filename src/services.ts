@@ -5,6 +5,7 @@ import { createKeyService } from './keys/keys.service.js';
 import { createOrderService } from './orders/orders.service.js';
 import { createCustomerService } from './customers/customers.service.js';
 import { createCatalogueServices } from './catalogue/index.js';
+import { createItemService } from './catalogue/items.service.js';
 
 /** Every service, built once per process from its narrow dependencies; REST and MCP call the same ones. */
 export function createServices({ db, config }: { db: Db; config: Config }) {
@@ -15,6 +16,7 @@ export function createServices({ db, config }: { db: Db; config: Config }) {
     orders: createOrderService({ db }),
     customers: createCustomerService({ db }),
     ...createCatalogueServices({ db, config }),
+    items: createItemService({ db }),
   };
 }
 

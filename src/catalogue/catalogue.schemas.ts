@@ -7,7 +7,7 @@ import { z } from 'zod';
 function boundedInt(min: number, max: number, fallback: number) {
   const message = `must be an integer from ${min} to ${max}`;
   return z
-    .union([z.number(), z.string().regex(/^\s*-?\d{1,9}\s*$/).transform(Number)], { error: message })
+    .union([z.number().int().min(min).max(max), z.string().regex(/^\s*-?\d{1,9}\s*$/).transform(Number)], { error: message })
     .pipe(z.number().int(message).min(min, message).max(max, message))
     .default(fallback);
 }

@@ -1,0 +1,57 @@
+import { sql, type SQL } from 'drizzle-orm';
+import { Decimal } from '../lib/money.js';
+import type { Db } from '../db/index.js';
+import type { Tenant } from '../keys/keys.service.js';
+import { notFound } from '../lib/errors.js';
+import { likeWord, searchWords } from './catalogue.queries.js';
+import type { Item, ItemsQuery } from './items.schemas.js';
+
+interface ItemRow {
+  sku: string;
+  name: string;
+  price: string;
+  available: string;
+}
+
+/** One orderable row per active variant; available as in the catalogue (ship-from on hand - reserved, >= 0). */
+function itemsSql(companyId: string, where: SQL): SQL {
+  return sql`SELECT v.sku,
+                    CASE WHEN v.name = '' OR v.name = p.name THEN p.name ELSE p.name || ' - ' || v.name END AS name,
+                    v.selling_price::text AS price,
+                    greatest(coalesce((SELECT sl.on_hand - sl.reserved FROM stock_levels sl
+                                       JOIN stock_locations loc ON loc.company_id = sl.company_id AND loc.id = sl.location_id AND loc.ships_orders AND loc.active
+                                       WHERE sl.company_id = v.company_id AND sl.variant_id = v.id), 0), 0)::numeric(14, 3)::text AS available
+             FROM variants v JOIN products p ON p.company_id = v.company_id AND p.id = v.product_id
+             WHERE v.company_id = ${companyId} AND v.active AND p.active AND ${where}`;
+}
+
+const toItem = (r: ItemRow): Item => ({ ...r, in_stock: new Decimal(r.available).gt(0) });
+
+export function createItemService({ db }: { db: Db }) {
+  return {
+    async search(tenant: Tenant, query: ItemsQuery) {
+      const words = searchWords(query.search);
+      // The product's indexed search_text narrows the rows; each word must then match this variant or its product.
+      const variantText = sql`lower(p.name || ' ' || p.sku || ' ' || coalesce(p.description, '') || ' ' || v.sku || ' ' || coalesce(v.barcode, '') || ' ' || v.name || ' ' ||
+                                    coalesce((SELECT string_agg(value, ' ') FROM jsonb_each_text(v.attributes)), ''))`;
+      const where = words.length
+        ? sql.join(words.map((w) => sql`p.search_text LIKE ${likeWord(w)} AND ${variantText} LIKE ${likeWord(w)}`), sql` AND `)
+        : sql`true`;
+      const [rows, [{ n }]] = await Promise.all([
+        db.query<ItemRow>(sql`${itemsSql(tenant.companyId, where)} ORDER BY p.sort_name, p.id, v.position, v.id LIMIT ${query.limit} OFFSET ${query.offset}`),
+        db.query<{ n: number }>(sql`SELECT count(*)::int AS n FROM variants v JOIN products p ON p.company_id = v.company_id AND p.id = v.product_id
+                                    WHERE v.company_id = ${tenant.companyId} AND v.active AND p.active AND ${where}`),
+      ]);
+      return { data: rows.map(toItem), count: rows.length, total: n, limit: query.limit, offset: query.offset, has_more: query.offset + rows.length < n };
+    },
+
+    /** By variant SKU, variant id or barcode. */
+    async get(tenant: Tenant, id: string): Promise<Item> {
+      const rows = await db.query<ItemRow>(sql`${itemsSql(tenant.companyId, sql`(v.sku = ${id} OR v.id = ${id} OR v.barcode = ${id})`)} ORDER BY (v.sku = ${id}) DESC LIMIT 1`);
+      if (!rows[0]) throw notFound(`no orderable item "${id}"`, [{ path: 'id', message: 'no active variant with this SKU, id or barcode' }]);
+      return toItem(rows[0]);
+    },
+  };
+}
+
+export type ItemService = ReturnType<typeof createItemService>;

@@ -1,0 +1,60 @@
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import { AppError, errorBody, type ErrorBody } from '../lib/errors.js';
+import { toValidationError } from '../lib/validation.js';
+import { TOOLS, type ToolContext, type ToolDefinition } from './tools.js';
+
+export const SERVER_INFO = { name: 'commerce-api', title: 'Catalogue, Orders and Customers', version: '1.3.0' };
+
+const INSTRUCTIONS =
+  'Tools for one company\'s catalogue, orders and customers (India; prices in INR including GST). ' +
+  'Find products with browse_catalog, order a variant by its sku with place_order (a new external_reference per new order, the same one when retrying), ' +
+  'look orders up with get_order (pass the customer\'s phone when answering a customer), and customers with find_customer. ' +
+  'Respect messaging_opted_out. Every result is JSON in the REST API\'s shape; errors come as isError with { error: { code, message, details } }.';
+
+/** tools/list, computed once: JSON Schemas come from the same zod schemas that validate the calls. */
+const TOOL_LIST: Tool[] = TOOLS.map((t) => ({
+  name: t.name,
+  title: t.title,
+  description: t.description,
+  inputSchema: z.toJSONSchema(t.input, { io: 'input', unrepresentable: 'any' }) as Tool['inputSchema'],
+  outputSchema: z.toJSONSchema(t.output, { io: 'output', unrepresentable: 'any' }) as Tool['outputSchema'],
+  annotations: t.annotations,
+}));
+const TOOLS_BY_NAME = new Map<string, ToolDefinition>(TOOLS.map((t) => [t.name, t]));
+
+function errorResult(body: ErrorBody): CallToolResult {
+  return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }] };
+}
+
+export type ToolFailureLogger = (err: unknown, tool: string) => void;
+
+/** Runs one tool call: validate with the REST schema, call the service, answer in the REST shape. */
+export async function callTool(ctx: ToolContext, name: string, args: unknown, logFailure: ToolFailureLogger): Promise<CallToolResult> {
+  const tool = TOOLS_BY_NAME.get(name);
+  if (!tool) {
+    return errorResult(errorBody('not_found', `unknown tool "${name}"; tools/list names them: ${TOOLS.map((t) => t.name).join(', ')}`));
+  }
+  const parsed = tool.input.safeParse(args ?? {});
+  if (!parsed.success) return errorResult(toValidationError(parsed.error).toBody());
+  try {
+    const result = await tool.run(ctx, parsed.data);
+    return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result };
+  } catch (err) {
+    if (err instanceof AppError) return errorResult(err.toBody());
+    logFailure(err, name);
+    return errorResult(errorBody('internal', 'internal error; it is safe to retry (place_order with the same external_reference)'));
+  }
+}
+
+/**
+ * A stateless MCP server for one request (SDK 1.x: a stateless transport and its server serve one request).
+ * Only two handlers are attached; the tool list itself is shared.
+ */
+export function createMcpServer(ctx: ToolContext, logFailure: ToolFailureLogger): Server {
+  const server = new Server(SERVER_INFO, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS });
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: TOOL_LIST }));
+  server.setRequestHandler(CallToolRequestSchema, async (req) => callTool(ctx, req.params.name, req.params.arguments, logFailure));
+  return server;
+}

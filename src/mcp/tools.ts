@@ -1,0 +1,158 @@
+import { z } from 'zod';
+import type { Tenant } from '../keys/keys.service.js';
+import type { Services } from '../services.js';
+import { browseQuerySchema, browseResponseSchema, categoriesResponseSchema, productDetailResponseSchema, productIdSchema } from '../catalogue/catalogue.schemas.js';
+import { customerLookupQuery, customerSchema } from '../customers/customers.schemas.js';
+import { orderLookupParams, orderLookupQuery, orderLookupSchema, orderSchema, placeOrderBody } from '../orders/orders.schemas.js';
+import { itemLookupSchema, itemsQuerySchema, itemsResponseSchema, itemResponseSchema } from '../catalogue/items.schemas.js';
+
+export interface ToolContext {
+  services: Services;
+  tenant: Tenant;
+  /** scheme://host for signed photo links */
+  origin: string;
+}
+
+export interface ToolAnnotations {
+  title: string;
+  readOnlyHint: boolean;
+  destructiveHint: boolean;
+  idempotentHint: boolean;
+  openWorldHint: boolean;
+}
+
+export interface ToolDefinition<S extends z.ZodType = z.ZodType> {
+  name: string;
+  title: string;
+  description: string;
+  input: S;
+  /** The REST response schema; the tool's structuredContent has exactly this shape. */
+  output: z.ZodType;
+  annotations: ToolAnnotations;
+  run(ctx: ToolContext, args: z.output<S>): Promise<Record<string, unknown>>;
+}
+
+const read = (title: string): ToolAnnotations => ({ title, readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false });
+
+const define = <S extends z.ZodType>(tool: ToolDefinition<S>) => tool as unknown as ToolDefinition;
+
+const PHONE_DESCRIPTION = "Customer's mobile number in any format: '98765 43210', '+91-98765-43210', '09876543210'. Numbers without a country code are Indian.";
+
+/**
+ * Every MCP tool: the same zod schemas as REST validate the arguments, the same services answer, and the
+ * result is the REST response body. Descriptions are written for a model choosing and calling tools.
+ */
+export const TOOLS: ToolDefinition[] = [
+  define({
+    name: 'browse_catalog',
+    title: 'Browse or search the catalogue',
+    description:
+      'Lists the company\'s active products alphabetically, each with all its variants, prices (INR, GST included) and live stock. ' +
+      'Use it to answer "what do you have", to search ("red shirt xl" matches every word across name, SKU, description, variant names, options and barcodes), ' +
+      'or to filter by category or brand (id, slug or name from list_categories; sub-categories included). ' +
+      'To order, pick a variant and send its `sku` as items[].product_id to place_order. A variant can be ordered only when `in_stock` is true and up to `available` units. ' +
+      'Pages hold up to 50 products: continue with offset += limit while has_more is true. Prices always come from here; never invent one.',
+    input: browseQuerySchema.extend({
+      search: browseQuerySchema.shape.search.describe('Words to match; all must match somewhere in the product or its variants. Max 100 characters.'),
+      category: browseQuerySchema.shape.category.describe('Category id, slug or name (includes its sub-categories). Max 80 characters.'),
+      brand: browseQuerySchema.shape.brand.describe('Brand id, slug or name. Max 80 characters.'),
+      in_stock: browseQuerySchema.shape.in_stock.describe('true: only products with at least one variant orderable now.'),
+      limit: browseQuerySchema.shape.limit.describe('Page size, 1-50 (default 20).'),
+      offset: browseQuerySchema.shape.offset.describe('Products to skip, 0-10000 (default 0).'),
+    }),
+    output: browseResponseSchema,
+    annotations: read('Browse or search the catalogue'),
+    run: ({ services, tenant, origin }, args) => services.catalogue.browse(tenant, args, origin) as Promise<Record<string, unknown>>,
+  }),
+  define({
+    name: 'get_product_details',
+    title: 'Get one product in full',
+    description:
+      'One product with all its variants, stock and every photo (signed links valid 10 minutes; fetch them when needed, do not store them). ' +
+      'The id may be a product id, a product SKU, or a variant\'s SKU, id or barcode; when it names one variant, matched_variant_id says which. ' +
+      'Answers not_found for unknown or inactive products.',
+    input: productIdSchema.extend({ id: productIdSchema.shape.id.describe('Product id or SKU, or a variant SKU, variant id or barcode. Max 64 characters.') }),
+    output: productDetailResponseSchema,
+    annotations: read('Get one product in full'),
+    run: async ({ services, tenant, origin }, args) => ({ data: await services.catalogue.getProduct(tenant, args.id, origin) }),
+  }),
+  define({
+    name: 'list_categories',
+    title: 'List categories and brands',
+    description:
+      'All categories (with parent_id for the tree and the number of active products filed directly under each) and all brands. ' +
+      'Use a category or brand slug as the category/brand filter of browse_catalog.',
+    input: z.object({}),
+    output: categoriesResponseSchema,
+    annotations: read('List categories and brands'),
+    run: async ({ services, tenant }) => ({ data: await services.catalogue.listCategories(tenant) }),
+  }),
+  define({
+    name: 'find_customer',
+    title: 'Find a customer by phone',
+    description:
+      'Finds the customer with this mobile number (matched on the number, not the formatting) with their address on file and their latest orders, newest first. ' +
+      'If messaging_opted_out is true the customer asked not to be messaged on the messaging channel: do not send them messages. ' +
+      'Answers not_found when no customer has this number.',
+    input: customerLookupQuery.extend({
+      phone: customerLookupQuery.shape.phone.describe(`${PHONE_DESCRIPTION} 7-20 characters.`),
+      recent_orders: customerLookupQuery.shape.recent_orders.describe('How many latest orders to include, 1-20 (default 5).'),
+    }),
+    output: z.object({ data: customerSchema }),
+    annotations: read('Find a customer by phone'),
+    run: async ({ services, tenant }, args) => ({ data: await services.customers.findByPhone(tenant, args) }),
+  }),
+  define({
+    name: 'get_order',
+    title: 'Look up an order',
+    description:
+      'One order with its items, status (status_label is the status in words to show a customer), shipment tracking and invoice (amount_due is what is still owed). ' +
+      'The reference may be the order number (e.g. ORD-100001), the order_id, or the external_reference it was placed with. ' +
+      'When answering a customer, ALWAYS pass their phone: the order is then returned only if it is theirs (otherwise not_found), so one customer never sees another\'s order.',
+    input: orderLookupParams.extend({
+      reference: orderLookupParams.shape.reference.describe('Order number, order_id or external_reference. Max 100 characters.'),
+      phone: orderLookupQuery.shape.phone.describe(`The customer's mobile number; pass it whenever answering a customer. ${PHONE_DESCRIPTION}`),
+    }),
+    output: z.object({ data: orderLookupSchema }),
+    annotations: read('Look up an order'),
+    run: async ({ services, tenant }, args) => ({ data: await services.orders.lookup(tenant, args.reference, args.phone) }),
+  }),
+  define({
+    name: 'place_order',
+    title: 'Place a confirmed order',
+    description:
+      'Creates a confirmed order and reserves its stock; the only tool that changes anything. ' +
+      'items[].product_id is a variant SKU from browse_catalog (a variant id or barcode also works); quantity is a number or string with up to 3 decimals (e.g. 1.5 for KG items). ' +
+      'Prices are never sent: they come from the catalogue, GST included. payment is "prepaid" (default) or "cod" (cash on delivery). ' +
+      'Give delivery_address (line1, city, 6-digit pincode; state only for PINs shared by two states) unless the customer confirmed the address on file. ' +
+      'external_reference is your unique id for this order: use a NEW one for every new order, and the SAME one when retrying after a timeout or error — a repeat never creates a second order and returns the original with duplicate: true. ' +
+      'Errors: insufficient_stock lists what is short (offer the available quantity), not_found lists unknown product_ids, validation_failed lists each bad field.',
+    input: placeOrderBody,
+    output: z.object({ data: orderSchema, duplicate: z.literal(true).optional() }),
+    annotations: { title: 'Place a confirmed order', readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    run: async ({ services, tenant }, args) => {
+      const { order, duplicate } = await services.orders.place(tenant, args);
+      return duplicate ? { data: order, duplicate: true } : { data: order };
+    },
+  }),
+  define({
+    name: 'search_products',
+    title: 'Search orderable items (v1.0, flat)',
+    description:
+      'Kept for agents built on v1.0; prefer browse_catalog. A flat list of orderable items, one row per active variant: sku (send it as items[].product_id), name, price (INR, GST included), available and in_stock. ' +
+      'Search words must all match; page with limit/offset while has_more is true.',
+    input: itemsQuerySchema,
+    output: itemsResponseSchema,
+    annotations: read('Search orderable items (v1.0)'),
+    run: ({ services, tenant }, args) => services.items.search(tenant, args) as Promise<Record<string, unknown>>,
+  }),
+  define({
+    name: 'get_product',
+    title: 'Get one orderable item (v1.0, flat)',
+    description: 'Kept for agents built on v1.0; prefer get_product_details. One orderable item (sku, name, price, available, in_stock) by variant SKU, variant id or barcode.',
+    input: itemLookupSchema,
+    output: itemResponseSchema,
+    annotations: read('Get one orderable item (v1.0)'),
+    run: async ({ services, tenant }, args) => ({ data: await services.items.get(tenant, args.id) }),
+  }),
+];
