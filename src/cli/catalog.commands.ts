@@ -1,0 +1,89 @@
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { AppError, type FieldIssue } from '../lib/errors.js';
+import { generateCatalogue } from '../catalogue/catalogue.generate.js';
+import type { CommandContext } from './admin.js';
+
+const progress = (label: string) => (done: number, total: number) => process.stderr.write(`${label}: ${done}/${total} products\n`);
+
+function args(argv: string[], options: Record<string, { type: 'string' }>) {
+  const { values, positionals } = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
+  return { values: values as Record<string, string | undefined>, positionals };
+}
+
+function usage(message: string): never {
+  throw new AppError('validation_failed', message);
+}
+
+/**
+ * `catalog import|export|generate`, for the admin CLI (registerCommands). Import problems are printed
+ * one a line with their place in the file; nothing is changed when there is any.
+ */
+export const catalogCommands = {
+  'catalog import': {
+    usage: 'catalog import --company <id|slug> <file.json>',
+    summary: 'import (upsert by SKU/slug/code) a catalogue file in one transaction; see docs/catalogue-import.md',
+    async run(argv: string[], ctx: CommandContext) {
+      const { values, positionals } = args(argv, { company: { type: 'string' } });
+      if (!values.company || positionals.length !== 1) usage('usage: catalog import --company <id|slug> <file.json>');
+      const company = await ctx.services.companies.get(values.company);
+      const path = resolve(positionals[0]);
+      let input: unknown;
+      try {
+        input = JSON.parse(readFileSync(path, 'utf8'));
+      } catch (err) {
+        usage(`cannot read ${path}: ${(err as Error).message}`);
+      }
+      try {
+        const summary = await ctx.services.catalogueImport.importCatalogue(company.id, input, { baseDir: dirname(path), onProgress: progress('imported') });
+        ctx.out(ctx.json ? JSON.stringify(summary, null, 2) : `imported into ${company.slug}: ${Object.entries(summary).map(([k, n]) => `${n} ${k}`).join(', ')}`);
+      } catch (err) {
+        if (err instanceof AppError && Array.isArray(err.details)) {
+          if (ctx.json) ctx.out(JSON.stringify({ error: err.message, problems: err.details }, null, 2));
+          else for (const p of err.details as FieldIssue[]) process.stderr.write(`  ${p.path}: ${p.message}\n`);
+        }
+        throw err;
+      }
+    },
+  },
+  'catalog export': {
+    usage: 'catalog export --company <id|slug> [file.json]',
+    summary: 'write the catalogue in the import format (to stdout, or to a file with its photos in <file dir>/photos/)',
+    async run(argv: string[], ctx: CommandContext) {
+      const { values, positionals } = args(argv, { company: { type: 'string' } });
+      if (!values.company || positionals.length > 1) usage('usage: catalog export --company <id|slug> [file.json]');
+      const company = await ctx.services.companies.get(values.company);
+      const target = positionals[0] ? resolve(positionals[0]) : undefined;
+      const { file, photos } = await ctx.services.catalogueImport.exportCatalogue(company.id, target ? 'photos/' : '');
+      const text = JSON.stringify(file, null, 2);
+      if (!target) {
+        // To stdout: photo names are left relative to MEDIA_DIR's company folder.
+        ctx.out(text);
+        return;
+      }
+      for (const [source, name] of photos) {
+        mkdirSync(dirname(join(dirname(target), name)), { recursive: true });
+        copyFileSync(source, join(dirname(target), name));
+      }
+      writeFileSync(target, `${text}\n`);
+      process.stderr.write(`exported ${file.products.length} products and ${photos.size} photos to ${target}\n`);
+    },
+  },
+  'catalog generate': {
+    usage: 'catalog generate --company <id|slug> --products <n> [--variants <per product, default 3>]',
+    summary: 'insert a large synthetic catalogue (benchmarks); batched, with progress',
+    async run(argv: string[], ctx: CommandContext) {
+      const { values } = args(argv, { company: { type: 'string' }, products: { type: 'string' }, variants: { type: 'string' } });
+      const products = Number(values.products);
+      const variants = Number(values.variants ?? 3);
+      if (!values.company || !Number.isInteger(products) || products < 1 || !Number.isInteger(variants) || variants < 1 || variants > 20) {
+        usage('usage: catalog generate --company <id|slug> --products <n> [--variants <1-20>]');
+      }
+      const company = await ctx.services.companies.get(values.company);
+      const started = Date.now();
+      const made = await generateCatalogue(ctx.db, company.id, { products, variantsPerProduct: variants, onProgress: progress('generated') });
+      ctx.out(ctx.json ? JSON.stringify(made) : `generated ${made.products} products, ${made.variants} variants in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    },
+  },
+};
