@@ -115,7 +115,7 @@ describe('catalogue import', () => {
     const changed = sample();
     changed.products[1].name = 'Arhar Dal';
     changed.products[1].variants[0].selling_price = '150.25';
-    changed.products[0].variants[1].barcode = '8901000000017'; // barcode moves between variants
+    (changed.products[0].variants[1] as { barcode?: string }).barcode = '8901000000017'; // barcode moves between variants
     delete (changed.products[0].variants[0] as { barcode?: string }).barcode;
     await ctx.services.catalogueImport.importCatalogue(co.company.id, changed, { baseDir: work });
     expect(await counts(co.company.id)).toEqual(before);
