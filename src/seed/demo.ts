@@ -1,8 +1,13 @@
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { sql } from 'drizzle-orm';
 import type { Db } from '../db/index.js';
 import type { Services } from '../services.js';
 
 export const DEMO_SLUG = 'demo';
+/** The demo catalogue (an Indian D2C mix) and its photos: docs/catalogue-import.md format. */
+export const DEMO_CATALOGUE = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'demo', 'catalogue.json');
 
 /**
  * Creates the demo company, its first key and its catalogue when the database has no companies yet.
@@ -14,5 +19,7 @@ export async function seedDemo(db: Db, services: Services, log: (msg: string) =>
   log('seeding the demo company');
   const company = await services.companies.create({ name: 'Demo Store', slug: DEMO_SLUG, auto_courier_booking: false });
   const { key } = await services.keys.create(company.id, 'demo');
+  const catalogue = JSON.parse(readFileSync(DEMO_CATALOGUE, 'utf8'));
+  await services.catalogueImport.importCatalogue(company.id, catalogue, { baseDir: dirname(DEMO_CATALOGUE) });
   return { key, companyId: company.id };
 }
