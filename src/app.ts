@@ -38,7 +38,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
     ...loggerOpt,
     // A caller's request id is kept when it is sane, else we make one; every response echoes it.
-    requestIdHeader: 'x-request-id',
+    // false: Fastify would otherwise take the header verbatim and skip genReqId's check.
+    requestIdHeader: false,
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();

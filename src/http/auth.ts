@@ -88,7 +88,7 @@ export interface AuthOptions {
 /** onRequest hook for the API scope: sets `req.tenant` or answers 401/403 (and 429 for guessers). */
 export function registerAuth(scope: FastifyInstance, { keys, failures, failureLimit }: AuthOptions): void {
   scope.decorateRequest('tenant', null as unknown as Tenant);
-  scope.addHook('onRequest', async (req) => {
+  scope.addHook('onRequest', async (req, reply) => {
     const { count, resetMs } = await failures.peek(req.ip);
     if (count >= failureLimit) {
       const retryAfter = String(Math.max(1, Math.ceil(resetMs / 1000)));
@@ -106,6 +106,7 @@ export function registerAuth(scope: FastifyInstance, { keys, failures, failureLi
       throw new AppError('forbidden', outcome.message);
     }
     req.tenant = outcome.tenant;
-    req.log = req.log.child({ key: outcome.tenant.keyPrefix, company: outcome.tenant.companyId });
+    // Every later line of this request (including "request completed") names the key's visible prefix.
+    req.log = reply.log = req.log.child({ key: outcome.tenant.keyPrefix, company: outcome.tenant.companyId });
   });
 }
