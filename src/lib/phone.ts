@@ -52,9 +52,11 @@ export function normalizePhone(raw: string): NormalizePhoneResult {
   // "0091 ..." needs no special handling: 00 is India's international call prefix, so with
   // defaultCountry IN libphonenumber reads "0091 98765 43210" as +91 98765 43210 (and
   // "0044 ..." as +44 ...).
+  // Punctuation is formatting: "(+91) 98765-43210" is "+91 98765 43210". Letters stay, so they are refused.
+  const cleaned = /^[\d\s()+.\-/]+$/.test(input) ? `${input.includes('+') ? '+' : ''}${input.replace(/\D/g, '')}` : input;
   let phone: PhoneNumber;
   try {
-    phone = parsePhoneNumberWithError(input, { defaultCountry: 'IN', extract: false });
+    phone = parsePhoneNumberWithError(cleaned, { defaultCountry: 'IN', extract: false });
   } catch (err) {
     if (err instanceof ParseError) return { ok: false, message: parseErrorMessage(err.message) };
     throw err;
