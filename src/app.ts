@@ -11,6 +11,7 @@ import { createKeyService } from './keys/keys.service.js';
 import { memoryFailureCounter, redisFailureCounter, registerAuth } from './http/auth.js';
 import { registerErrorHandling } from './http/error-handler.js';
 import { registerOpsRoutes } from './http/ops.routes.js';
+import { registerOpenApi } from './http/openapi.js';
 import { registerMediaRoutes } from './media/media.routes.js';
 import { createServices, type Services } from './services.js';
 import { registerApiRoutes } from './routes.js';
@@ -62,6 +63,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   await app.register(helmet, { global: true });
+  // Before every route: the OpenAPI document only sees routes registered after it.
+  await registerOpenApi(app, config);
 
   const services = deps.services ?? createServices({ db, config });
   registerOpsRoutes(app, { db, services, config });

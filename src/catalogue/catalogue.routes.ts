@@ -1,21 +1,22 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Services } from '../services.js';
+import { errorResponses } from '../http/error-responses.js';
 import { browseQuerySchema, browseResponseSchema, categoriesResponseSchema, productDetailResponseSchema, productIdSchema } from './catalogue.schemas.js';
 
 /** REST door onto the catalogue service (spec: GET /catalog/products, /catalog/products/{id}, /catalog/categories). */
 export async function registerCatalogueRoutes(api: FastifyInstance, { catalogue, media }: Pick<Services, 'catalogue' | 'media'>): Promise<void> {
   const r = api.withTypeProvider<ZodTypeProvider>();
 
-  r.get('/catalog/products', { schema: { querystring: browseQuerySchema, response: { 200: browseResponseSchema } } }, async (req) =>
+  r.get('/catalog/products', { schema: { querystring: browseQuerySchema, response: { 200: browseResponseSchema, ...errorResponses([400, 401, 403, 429, 500]) } } }, async (req) =>
     catalogue.browse(req.tenant, req.query, media.origin(req)),
   );
 
-  r.get('/catalog/products/:id', { schema: { params: productIdSchema, response: { 200: productDetailResponseSchema } } }, async (req) => ({
+  r.get('/catalog/products/:id', { schema: { params: productIdSchema, response: { 200: productDetailResponseSchema, ...errorResponses([400, 401, 403, 404, 429, 500]) } } }, async (req) => ({
     data: await catalogue.getProduct(req.tenant, req.params.id, media.origin(req)),
   }));
 
-  r.get('/catalog/categories', { schema: { response: { 200: categoriesResponseSchema } } }, async (req) => ({
+  r.get('/catalog/categories', { schema: { response: { 200: categoriesResponseSchema, ...errorResponses([401, 403, 429, 500]) } } }, async (req) => ({
     data: await catalogue.listCategories(req.tenant),
   }));
 }

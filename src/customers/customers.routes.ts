@@ -2,13 +2,14 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { CustomerService } from './customers.service.js';
+import { errorResponses } from '../http/error-responses.js';
 import { customerLookupQuery, customerSchema } from './customers.schemas.js';
 
 /** REST door for customers. */
 export function registerCustomerRoutes(api: FastifyInstance, { customers }: { customers: CustomerService }): void {
   api.withTypeProvider<ZodTypeProvider>().get(
     '/customers',
-    { schema: { querystring: customerLookupQuery, response: { 200: z.object({ data: customerSchema }) } } },
+    { schema: { querystring: customerLookupQuery, response: { 200: z.object({ data: customerSchema }), ...errorResponses([400, 401, 403, 404, 429, 500]) } } },
     async (req) => ({ data: await customers.findByPhone(req.tenant, req.query) }),
   );
 }

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { OrderService } from './orders.service.js';
+import { errorResponses } from '../http/error-responses.js';
 import { orderLookupParams, orderLookupQuery, orderLookupSchema, orderSchema, placeOrderBody } from './orders.schemas.js';
 
 export const ORDER_BODY_LIMIT = 32 * 1024;
@@ -19,6 +20,7 @@ export function registerOrderRoutes(api: FastifyInstance, { orders }: { orders: 
         response: {
           201: z.object({ data: orderSchema }),
           200: z.object({ data: orderSchema, duplicate: z.literal(true) }),
+          ...errorResponses([400, 401, 403, 404, 409, 413, 415, 422, 429, 500]),
         },
       },
     },
@@ -31,7 +33,7 @@ export function registerOrderRoutes(api: FastifyInstance, { orders }: { orders: 
 
   app.get(
     '/orders/:reference',
-    { schema: { params: orderLookupParams, querystring: orderLookupQuery, response: { 200: z.object({ data: orderLookupSchema }) } } },
+    { schema: { params: orderLookupParams, querystring: orderLookupQuery, response: { 200: z.object({ data: orderLookupSchema }), ...errorResponses([400, 401, 403, 404, 429, 500]) } } },
     async (req) => ({ data: await orders.lookup(req.tenant, req.params.reference, req.query.phone) }),
   );
 }

@@ -1,0 +1,35 @@
+import { z } from 'zod';
+import { errorCatalogue, wireCode, type ErrorKind } from '../lib/errors.js';
+
+export type ErrorStatus = (typeof errorCatalogue)[ErrorKind]['status'];
+
+/**
+ * Response schemas for error statuses, derived from the one error catalogue: for each status the
+ * `code` values the runtime answers with (wireCode) and the catalogue's description. Route files add
+ * them to `schema.response`, so the serializer checks real error bodies against what the document says.
+ */
+export function errorResponses<S extends ErrorStatus>(statuses: readonly S[]) {
+  const out = {} as Record<S, ReturnType<typeof errorSchema>>;
+  for (const status of statuses) out[status] = errorSchema(status);
+  return out;
+}
+
+function errorSchema(status: ErrorStatus) {
+  const kinds = (Object.keys(errorCatalogue) as ErrorKind[]).filter((k) => errorCatalogue[k].status === status);
+  if (kinds.length === 0) throw new Error(`errorResponses: no error in the catalogue answers ${status}`);
+  const codes = [...new Set(kinds.map(wireCode))] as [string, ...string[]];
+  const description = kinds.map((k) => errorCatalogue[k].description).join('; ');
+  const meta: Record<string, unknown> = { description };
+  if (status === 429) {
+    meta.headers = { 'retry-after': { type: 'integer', description: 'Seconds to wait before retrying' } };
+  }
+  return z
+    .object({
+      error: z.object({
+        code: codes.length === 1 ? z.literal(codes[0]) : z.enum(codes),
+        message: z.string(),
+        details: z.unknown().optional(),
+      }),
+    })
+    .meta(meta);
+}

@@ -1,0 +1,201 @@
+import { z } from 'zod';
+import { errorResponses } from './error-responses.js';
+
+/** What the OpenAPI document says about one operation beyond its schemas. Keyed `METHOD /route-url`. */
+export interface OperationDoc {
+  tag: 'Catalogue' | 'Orders' | 'Customers' | 'Agent tools (MCP)';
+  operationId?: string;
+  summary: string;
+  description: string;
+  /** Descriptions of query/path parameters by name. */
+  parameters?: Record<string, string>;
+  /** Descriptions of responses by status. */
+  responses?: Record<string, string>;
+  requestExample?: unknown;
+  responseExamples?: Record<string, unknown>;
+}
+
+const PHONE = "Mobile number in any format ('98765 43210', '+91-98765-43210', '09876543210'); matched on the number. 7-20 characters.";
+
+const orderExample = {
+  order_id: 'ord_06F3K2M9QXJ4T8VB2C5D7E9GHA',
+  order_number: 'ORD-1001',
+  order_status: 'confirmed',
+  amount: '1997.00',
+  currency: 'INR',
+  created_at: '2026-10-14T09:30:12.345Z',
+  external_reference: 'chat-7f3a9c21',
+  items: [
+    { sku: 'DT-OXF-SHIRT-WHI-M', name: 'Oxford Cotton Shirt - White / M', quantity: '2.000', unit_price: '899.00', line_total: '1798.00' },
+    { sku: 'VG-KUMKUMADI-30', name: 'Kumkumadi Face Oil - 30 ml', quantity: '1.000', unit_price: '199.00', line_total: '199.00' },
+  ],
+  payment: 'cod',
+  delivery_address: {
+    name: null,
+    line1: '12, 4th Cross, Indiranagar',
+    line2: null,
+    city: 'Bengaluru',
+    state: 'Karnataka',
+    pincode: '560038',
+    phone: null,
+  },
+};
+
+export const OPERATIONS: Record<string, OperationDoc> = {
+  'GET /catalog/products': {
+    tag: 'Catalogue',
+    operationId: 'browseProducts',
+    summary: 'Browse and search products',
+    description:
+      'Active products in alphabetical order, each with all its variants, prices (INR, GST included) and live stock. ' +
+      'Page with `limit`/`offset` while `has_more` is true. To order, send a variant\'s `sku` as `items[].product_id`.',
+    parameters: {
+      search: 'Words to match in product name, SKU, description and each variant\'s SKU, barcode, name and option values; empty lists everything. Max 100 characters.',
+      category: 'Category id, slug or name; includes its sub-categories. Max 80 characters.',
+      brand: 'Brand id, slug or name. Max 80 characters.',
+      in_stock: 'When true, only products with at least one variant orderable now.',
+      limit: 'Page size, 1-50 (default 20).',
+      offset: 'Products to skip, 0-10000 (default 0).',
+    },
+    responses: { 200: 'A page of products' },
+  },
+  'GET /catalog/products/:id': {
+    tag: 'Catalogue',
+    operationId: 'getProduct',
+    summary: 'Get one product in full',
+    description:
+      'One product with all its variants, stock and every photo (signed links valid 10 minutes). The id may be a product id or SKU, ' +
+      'or a variant\'s SKU, id or barcode; `matched_variant_id` says which variant it named.',
+    parameters: { id: 'Product id or SKU, or a variant\'s SKU, id or barcode. Max 64 characters.' },
+    responses: { 200: 'The product' },
+  },
+  'GET /catalog/categories': {
+    tag: 'Catalogue',
+    operationId: 'listCategories',
+    summary: 'List categories and brands',
+    description: 'Every category (with its parent) and brand, with the number of active products filed under each. Pass a `slug` to the `category` or `brand` filter of browse.',
+    responses: { 200: 'Categories and brands' },
+  },
+  'POST /orders': {
+    tag: 'Orders',
+    operationId: 'placeOrder',
+    summary: 'Create and confirm an order',
+    description:
+      'Creates a confirmed order and reserves stock. Prices come from the catalogue; never send one. The customer with `customer.phone` ' +
+      'is used or created. `external_reference` is your unique id for the order: repeating it (after a timeout or a 500) returns the ' +
+      'original order with `duplicate: true` and never creates a second one. A new order needs a new `external_reference`. ' +
+      'Body up to 32 KB, `Content-Type: application/json`.',
+    responses: {
+      201: 'Created and confirmed; stock reserved',
+      200: 'The external_reference was used before: the original order, nothing new created',
+    },
+    requestExample: {
+      customer: { name: 'Asha Rao', phone: '+91 98765 43210', email: 'asha@example.com' },
+      items: [
+        { product_id: 'DT-OXF-SHIRT-WHI-M', quantity: 2 },
+        { product_id: 'VG-KUMKUMADI-30', quantity: '1' },
+      ],
+      external_reference: 'chat-7f3a9c21',
+      delivery_address: { line1: '12, 4th Cross, Indiranagar', city: 'Bengaluru', pincode: '560038' },
+      payment: 'cod',
+      notes: 'Call before delivery',
+    },
+    responseExamples: {
+      201: { data: orderExample },
+      200: { data: orderExample, duplicate: true },
+      400: {
+        error: {
+          code: 'validation_failed',
+          message: '2 fields are invalid; see details',
+          details: [
+            { path: 'customer.phone', message: 'must be at least 7 characters' },
+            { path: 'items[0].quantity', message: 'must be a number greater than 0 with at most 3 decimals, e.g. 2 or "2.5"' },
+          ],
+        },
+      },
+      404: { error: { code: 'not_found', message: 'item not found or not for sale: NO-SUCH-SKU', details: ['NO-SUCH-SKU'] } },
+      409: {
+        error: {
+          code: 'insufficient_stock',
+          message: 'not enough stock: DT-OXF-SHIRT-WHI-M (requested 50.000, available 12.000)',
+          details: [{ product_id: 'DT-OXF-SHIRT-WHI-M', requested: '50.000', available: '12.000' }],
+        },
+      },
+    },
+  },
+  'GET /orders/:reference': {
+    tag: 'Orders',
+    operationId: 'getOrder',
+    summary: 'Look up an order',
+    description:
+      'An order with its lines, shipment (null until a parcel is booked) and invoice. Draft orders are never returned. ' +
+      'Pass `phone` whenever answering a customer: the order is returned only if it belongs to that number.',
+    parameters: {
+      reference: 'Order number, order_id or external_reference. Max 100 characters.',
+      phone: `Optional. ${PHONE}`,
+    },
+    responses: { 200: 'The order' },
+  },
+  'GET /customers': {
+    tag: 'Customers',
+    operationId: 'findCustomer',
+    summary: 'Find a customer by phone',
+    description: 'The customer with this phone number, with their latest orders (newest first, without lines). Respect `messaging_opted_out`.',
+    parameters: { phone: PHONE, recent_orders: 'How many latest orders to include, 1-20 (default 5).' },
+    responses: { 200: 'The customer' },
+  },
+  'POST /mcp': {
+    tag: 'Agent tools (MCP)',
+    operationId: 'mcp',
+    summary: 'Model Context Protocol endpoint (JSON-RPC 2.0)',
+    description:
+      'Streamable HTTP, stateless (no sessions), JSON responses; protocol versions 2025-06-18, 2025-03-26 and 2024-11-05. ' +
+      'Tools: browse_catalog, get_product_details, list_categories, find_customer, get_order, place_order (and the older search_products, get_product). ' +
+      'Tool results are the REST response bodies as JSON text; a tool that cannot answer returns `isError: true` with the REST error object. ' +
+      'Same API key and rate limit as REST: each `tools/call` counts as one request. Point an MCP client at this URL rather than calling it by hand.',
+    responses: {
+      200: 'JSON-RPC response (or an array of them for a batch)',
+      202: 'Accepted: the request held only notifications or responses; no body',
+    },
+    requestExample: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'browse_catalog', arguments: { search: 'shirt', limit: 5 } } },
+  },
+  'GET /mcp': {
+    tag: 'Agent tools (MCP)',
+    summary: 'Not supported (no SSE stream)',
+    description: 'The MCP endpoint takes POST only; GET answers 405 with code `validation_failed`.',
+  },
+  'DELETE /mcp': {
+    tag: 'Agent tools (MCP)',
+    summary: 'Not supported (no sessions)',
+    description: 'The MCP endpoint takes POST only; DELETE answers 405 with code `validation_failed`.',
+  },
+};
+
+const jsonRpcMessage = z
+  .object({
+    jsonrpc: z.literal('2.0'),
+    id: z.union([z.string(), z.number()]).optional(),
+    method: z.string().optional(),
+    params: z.record(z.string(), z.unknown()).optional(),
+    result: z.unknown().optional(),
+    error: z.unknown().optional(),
+  })
+  .loose();
+
+/**
+ * Documentation-only schemas for the MCP routes: the body is JSON-RPC, checked by the MCP SDK itself
+ * (which answers protocol errors in JSON-RPC), so the route declares no schema and this never validates.
+ */
+export function mcpOperationSchema(method: string): Record<string, unknown> {
+  if (method !== 'POST') return { response: errorResponses([401, 403, 405, 429]) };
+  return {
+    body: z.union([jsonRpcMessage, z.array(jsonRpcMessage)]),
+    response: {
+      200: z.union([jsonRpcMessage, z.array(jsonRpcMessage)]),
+      202: z.null(),
+      ...errorResponses([401, 403, 413, 415, 429, 500]),
+      // Malformed JSON is ours; a message that is not JSON-RPC is answered by the SDK in JSON-RPC.
+      400: z.union([errorResponses([400])[400], jsonRpcMessage]).meta({ description: 'Body is not valid JSON (error shape) or not a JSON-RPC message (JSON-RPC error)' }),
+    },
+  };
+}

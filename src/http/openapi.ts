@@ -1,0 +1,105 @@
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { FastifyInstance } from 'fastify';
+import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
+import type { Config } from '../config.js';
+import { OPERATIONS, mcpOperationSchema, type OperationDoc } from './openapi.operations.js';
+
+const DOC_INFO_DESCRIPTION = [
+  'Browse a company\'s catalogue with live stock, place confirmed orders (cash on delivery or prepaid) that reserve stock,',
+  'look up orders and find customers by phone. The same capabilities are MCP tools on `POST /mcp`.',
+  '',
+  'Every request carries one company\'s API key, as `X-API-KEY: <key>` or `Authorization: Bearer <key>`; the key alone decides',
+  'the company. Money and quantities are decimal strings; currency is INR, prices include GST. Successful bodies wrap the result',
+  'in `data`; errors are `{ "error": { "code", "message", "details"? } }` and callers branch on `code`.',
+  '',
+  'Retry on network errors, timeouts, 429 (after `Retry-After`) and 5xx with exponential backoff; a retried order with the same',
+  '`external_reference` never creates a second order.',
+].join('\n');
+
+/**
+ * OpenAPI 3.1 from the route schemas (@fastify/swagger + fastify-type-provider-zod), served at
+ * `{base}/openapi.json`, and the interactive reference at `{base}/docs` (Swagger UI from npm, no CDN).
+ * Register before any route: @fastify/swagger only sees routes added after it.
+ */
+export async function registerOpenApi(app: FastifyInstance, config: Pick<Config, 'BASE_PATH'>): Promise<void> {
+  const base = config.BASE_PATH;
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: { title: 'Catalogue, Orders and Customers API', version: '1.3.0', description: DOC_INFO_DESCRIPTION },
+      // Paths in the document are relative to the base path, as in the spec.
+      servers: [{ url: base, description: 'this server' }],
+      tags: [
+        { name: 'Catalogue', description: 'Products with variants, prices and live stock; categories and brands' },
+        { name: 'Orders', description: 'Create and confirm orders; look them up with shipment and invoice' },
+        { name: 'Customers', description: 'Find a customer by phone' },
+        { name: 'Agent tools (MCP)', description: 'Model Context Protocol server: the same capabilities as tools for AI agents' },
+      ],
+      components: {
+        securitySchemes: {
+          apiKey: { type: 'apiKey', in: 'header', name: 'X-API-KEY', description: 'The company\'s API key' },
+          bearer: { type: 'http', scheme: 'bearer', description: 'The same API key as `Authorization: Bearer <key>`' },
+        },
+      },
+      // Either header works; every documented route requires one.
+      security: [{ apiKey: [] }, { bearer: [] }],
+    },
+    transform: (input) => {
+      const { url, route } = input;
+      const method = (Array.isArray(route.method) ? route.method[0] : route.method) as string;
+      const relative = url.startsWith(`${base}/`) ? url.slice(base.length) : undefined;
+      const doc: OperationDoc | undefined = relative === undefined ? undefined : OPERATIONS[`${method} ${relative}`];
+      // Ops routes (/healthz, /readyz, /media) and the docs themselves are not part of the API.
+      if (!doc) return { schema: { hide: true }, url };
+      const schema = relative === '/mcp' ? { ...mcpOperationSchema(method), ...input.schema } : input.schema;
+      const out = jsonSchemaTransform({ ...input, schema }) as { schema: Record<string, unknown>; url: string };
+      return { url: out.url, schema: applyDoc(out.schema, doc) };
+    },
+    transformObject: jsonSchemaTransformObject,
+  });
+
+  await app.register(swaggerUi, {
+    routePrefix: `${base}/docs`,
+    uiConfig: { docExpansion: 'list', deepLinking: true, defaultModelsExpandDepth: 0, persistAuthorization: false, tryItOutEnabled: false },
+    theme: { title: 'Catalogue, Orders and Customers API — reference' },
+    // Swagger UI loads only its own files from this server; this CSP applies to the docs routes only
+    // (the plugin's hook is encapsulated), everything else keeps helmet's default.
+    staticCSP: {
+      'default-src': ["'self'"],
+      'base-uri': ["'self'"],
+      'connect-src': ["'self'"],
+      'font-src': ["'self'", 'data:'],
+      'form-action': ["'self'"],
+      'frame-ancestors': ["'self'"],
+      'img-src': ["'self'", 'data:'],
+      'object-src': ["'none'"],
+      'script-src': ["'self'"],
+      'script-src-attr': ["'none'"],
+      'style-src': ["'self'", "'unsafe-inline'"],
+    },
+  });
+
+  app.get(`${base}/openapi.json`, { schema: { hide: true } }, async () => app.swagger());
+}
+
+/** Adds summary, description, tags, parameter descriptions and examples to a transformed route schema. */
+function applyDoc(schema: Record<string, unknown>, doc: OperationDoc): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...schema, summary: doc.summary, description: doc.description, tags: [doc.tag] };
+  if (doc.operationId) out.operationId = doc.operationId;
+  for (const part of ['querystring', 'params'] as const) {
+    const props = (out[part] as { properties?: Record<string, Record<string, unknown>> } | undefined)?.properties;
+    for (const [name, text] of Object.entries(doc.parameters ?? {})) {
+      if (props?.[name]) props[name] = { ...props[name], description: text };
+    }
+  }
+  if (doc.requestExample && out.body) out.body = { ...(out.body as object), examples: [doc.requestExample] };
+  const responses = out.response as Record<string, Record<string, unknown>> | undefined;
+  for (const [status, text] of Object.entries(doc.responses ?? {})) {
+    if (responses?.[status]) responses[status] = { ...responses[status], description: text };
+  }
+  for (const [status, example] of Object.entries(doc.responseExamples ?? {})) {
+    if (responses?.[status]) responses[status] = { ...responses[status], examples: [example] };
+  }
+  return out;
+}
