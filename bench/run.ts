@@ -1,0 +1,389 @@
+/**
+ * npm run bench [-- --duration 5 --rounds 3 --quick --soak 10 --no-write]
+ *
+ * Benchmarks the real service (child process, rate limiter ON) against baselines measured in the same run:
+ * a bare Fastify route and SELECT 1 through the same pool (same process), and pgbench running the database
+ * work of an order (order-mimic). Every workload runs in each of `rounds` rounds, taken in rotation, and the
+ * median is reported with its ratio to the baseline. The table is printed and appended to docs/performance.md.
+ */
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
+import { sql } from 'drizzle-orm';
+import pg from 'pg';
+import { createPgDatabase, type Database } from '../src/db/client.js';
+import { migrate } from '../src/db/migrate.js';
+import { generateCatalogue } from '../src/catalogue/catalogue.generate.js';
+import { configSchema } from '../src/config.js';
+import { createServices } from '../src/services.js';
+
+const { values: args } = parseArgs({
+  options: {
+    duration: { type: 'string', default: '5' },
+    rounds: { type: 'string', default: '3' },
+    quick: { type: 'boolean', default: false },
+    soak: { type: 'string', default: '0' },
+    'no-write': { type: 'boolean', default: false },
+    only: { type: 'string' },
+  },
+});
+const DURATION = Number(args.duration);
+const ROUNDS = Number(args.rounds);
+const SMALL = args.quick ? 2_000 : 10_000;
+const LARGE = args.quick ? 20_000 : 100_000;
+const PAST_ORDERS = args.quick ? 2_000 : 20_000;
+const SERVER_URL = process.env.BENCH_DATABASE_URL ?? process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const DB_NAME = 'commerce_bench';
+
+const log = (msg: string) => process.stderr.write(`[bench] ${msg}\n`);
+const progress = (label: string) => (done: number, total: number) => process.stderr.write(`\r[bench] ${label}: ${done}/${total}${done >= total ? '\n' : ''}`);
+const withDb = (url: string, name: string) => Object.assign(new URL(url), { pathname: `/${name}` }).toString();
+const BENCH_URL = withDb(SERVER_URL, DB_NAME);
+
+interface Fixture {
+  keySmall: string;
+  keyLarge: string;
+  skus: string[];
+  hotSku: string;
+  agedSku: string;
+  freshSku: string;
+  orderNumbers: string[];
+}
+
+// ---------------------------------------------------------------- data
+
+async function setUp(): Promise<Fixture> {
+  const admin = new pg.Client({ connectionString: SERVER_URL });
+  await admin.connect();
+  await admin.query(`DROP DATABASE IF EXISTS ${DB_NAME} WITH (FORCE)`);
+  await admin.query(`CREATE DATABASE ${DB_NAME}`);
+  await admin.end();
+
+  const db = createPgDatabase({ url: BENCH_URL, poolMax: 10, statementTimeoutMs: 600_000, connectTimeoutMs: 10_000 });
+  try {
+    await migrate(db);
+    const config = configSchema.parse({ SEED_DEMO: 'false' });
+    const services = createServices({ db, config });
+    const small = await services.companies.create({ name: 'Bench 10k', slug: 'bench-10k' });
+    const large = await services.companies.create({ name: 'Bench 100k', slug: 'bench-100k' });
+    const keySmall = (await services.keys.create(small.id, 'bench')).key;
+    const keyLarge = (await services.keys.create(large.id, 'bench')).key;
+    await generateCatalogue(db, small.id, { products: SMALL, seed: 1, onProgress: progress(`catalogue ${SMALL.toLocaleString()} products`) });
+    await generateCatalogue(db, large.id, { products: LARGE, seed: 2, onProgress: progress(`catalogue ${LARGE.toLocaleString()} products`) });
+    // Orders must not run out of stock during the run: a large on-hand everywhere at the ship-from location.
+    await db.query(sql`UPDATE stock_levels SET on_hand = 1000000000 WHERE company_id = ${small.id}`);
+    await db.query(sql`ANALYZE`);
+
+    const skus = (await db.query<{ sku: string }>(sql`SELECT sku FROM variants WHERE company_id = ${small.id} ORDER BY id LIMIT 5000`)).map((r) => r.sku);
+    const [hotSku, agedSku, freshSku] = [skus[0], skus[1], skus[2]];
+
+    // The aged SKU gets its past orders through the real service, so its reservation rows are real.
+    const ctx = { companyId: small.id, keyId: 'bench', keyPrefix: 'bench' };
+    const orderNumbers: string[] = [];
+    let done = 0;
+    const report = progress(`past orders on ${agedSku}`);
+    const worker = async () => {
+      while (done < PAST_ORDERS) {
+        const i = done++;
+        const { order } = await services.orders.place(ctx, orderBody(`past-${i}`, agedSku));
+        if (orderNumbers.length < 2000) orderNumbers.push(order.order_number);
+        if (i % 500 === 0 || i === PAST_ORDERS - 1) report(Math.min(i + 1, PAST_ORDERS), PAST_ORDERS);
+      }
+    };
+    await Promise.all(Array.from({ length: 8 }, worker));
+    report(PAST_ORDERS, PAST_ORDERS);
+
+    // order-mimic tables for pgbench
+    await db.query(sql.raw(`
+      CREATE TABLE mimic_stock (id int PRIMARY KEY, on_hand numeric(14,3) NOT NULL, reserved numeric(14,3) NOT NULL DEFAULT 0);
+      CREATE TABLE mimic_orders (id bigserial PRIMARY KEY, company_id text NOT NULL, amount numeric(14,2) NOT NULL, created_at timestamptz NOT NULL DEFAULT now());
+      CREATE TABLE mimic_lines (order_id bigint NOT NULL REFERENCES mimic_orders (id), variant_id int NOT NULL, quantity numeric(14,3) NOT NULL, unit_price numeric(12,2) NOT NULL);
+      INSERT INTO mimic_stock (id, on_hand) SELECT g, 1000000000 FROM generate_series(1, ${SMALL}) g;
+      ANALYZE;`));
+    return { keySmall, keyLarge, skus, hotSku, agedSku, freshSku, orderNumbers };
+  } finally {
+    await db.close();
+  }
+}
+
+let refCounter = 0;
+const nextRef = () => `bench-${process.pid}-${Date.now().toString(36)}-${refCounter++}`;
+const PHONES = Array.from({ length: 500 }, (_, i) => `+9198${String(10000000 + i * 7919).slice(-8)}`);
+
+function orderBody(ref: string, sku: string) {
+  return {
+    customer: { name: 'Bench Customer', phone: PHONES[refCounter % PHONES.length] },
+    items: [{ product_id: sku, quantity: 1 }],
+    external_reference: ref,
+    delivery_address: { line1: '1 MG Road', city: 'Bengaluru', pincode: '560001' },
+    payment: 'cod' as const,
+  };
+}
+
+// ---------------------------------------------------------------- server
+
+async function startServer(): Promise<{ child: ChildProcess; port: number }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/server.ts'], {
+    env: { ...process.env, DATABASE_URL: BENCH_URL, PORT: '0', LOG_LEVEL: 'warn', DB_POOL_MAX: '20' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const port = await new Promise<number>((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (chunk) => {
+      out += chunk;
+      const m = /BENCH_SERVER_READY (\d+)/.exec(out);
+      if (m) resolve(Number(m[1]));
+    });
+    child.on('exit', (code) => reject(new Error(`bench server exited (${code})`)));
+  });
+  return { child, port };
+}
+
+function rssMb(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024;
+}
+
+// ---------------------------------------------------------------- workloads
+
+interface Measure {
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+}
+
+type Workload = { name: string; connections: number; run: (durationS: number) => Promise<Measure> };
+
+function cannon(base: string, connections: number, request: () => { method?: string; path: string; body?: string; headers?: Record<string, string> }) {
+  return async (duration: number): Promise<Measure> => {
+    const result = await autocannon({
+      url: base,
+      connections,
+      duration,
+      requests: [
+        {
+          setupRequest: (req) => {
+            const r = request();
+            return { ...req, method: (r.method ?? 'GET') as 'GET', path: r.path, body: r.body, headers: { ...req.headers, ...r.headers } };
+          },
+        },
+      ],
+    });
+    return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors: result.errors + result.non2xx + result.timeouts };
+  };
+}
+
+function pgbench(connections: number, hot: boolean) {
+  return async (duration: number): Promise<Measure> => {
+    const dir = mkdtempSync(join(tmpdir(), 'pgbench-'));
+    try {
+      const u = new URL(BENCH_URL);
+      const out = execFileSync(
+        'pgbench',
+        ['-n', '-M', 'prepared', '-f', 'bench/order-mimic.sql', '-D', `hot=${hot ? 1 : 0}`, '-D', `nvariants=${SMALL}`, '-c', String(connections), '-j', '2',
+          '-T', String(duration), '-l', '--log-prefix', join(dir, 'log'), '-h', u.hostname, '-p', u.port || '5432', '-U', decodeURIComponent(u.username) || 'postgres', DB_NAME],
+        { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] },
+      );
+      const tps = Number(/tps = ([\d.]+)/.exec(out)![1]);
+      const latencies = readdirSync(dir)
+        .flatMap((f) => readFileSync(join(dir, f), 'utf8').trim().split('\n'))
+        .map((line) => Number(line.split(' ')[2]) / 1000)
+        .sort((a, b) => a - b);
+      const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))];
+      const failed = Number(/number of failed transactions: (\d+)/.exec(out)?.[1] ?? 0);
+      return { rps: tps, p50: at(0.5), p99: at(0.99), errors: failed };
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  };
+}
+
+function workloads(port: number, f: Fixture, hasPgbench: boolean): Workload[] {
+  const base = `http://127.0.0.1:${port}`;
+  const api = '/api/v1/commerce';
+  const small = { 'x-api-key': f.keySmall };
+  const large = { 'x-api-key': f.keyLarge };
+  const json = { 'content-type': 'application/json' };
+  const mcpHeaders = { ...small, ...json, accept: 'application/json, text/event-stream' };
+  const pick = <T>(xs: T[]) => xs[Math.floor(Math.random() * xs.length)];
+  const searches = ['cotton kurta', 'organic dal', 'neem soap', 'wireless earbuds', 'copper bottle', 'printed saree', 'herbal', 'smartwatch black', 'basmati', 'block print'];
+  const list: Workload[] = [];
+  for (const c of [10, 50]) {
+    const w = (name: string, req: Parameters<typeof cannon>[2]) => list.push({ name, connections: c, run: cannon(base, c, req) });
+    w('bare route (baseline)', () => ({ path: '/bench/bare' }));
+    w('SELECT 1 route (baseline)', () => ({ path: '/bench/select1' }));
+    w('browse page 1 (10k)', () => ({ path: `${api}/catalog/products`, headers: small }));
+    w('browse offset 5000 (10k)', () => ({ path: `${api}/catalog/products?offset=5000`, headers: small }));
+    w('search (100k)', () => ({ path: `${api}/catalog/products?search=${encodeURIComponent(pick(searches))}`, headers: large }));
+    w('product detail', () => ({ path: `${api}/catalog/products/${pick(f.skus)}`, headers: small }));
+    w('POST /orders uniform', () => ({ method: 'POST', path: `${api}/orders`, headers: { ...small, ...json }, body: JSON.stringify(orderBody(nextRef(), pick(f.skus))) }));
+    w('POST /orders hot SKU', () => ({ method: 'POST', path: `${api}/orders`, headers: { ...small, ...json }, body: JSON.stringify(orderBody(nextRef(), f.hotSku)) }));
+    w('order lookup', () => ({ path: `${api}/orders/${pick(f.orderNumbers)}`, headers: small }));
+    w('MCP browse_catalog', () => ({
+      method: 'POST',
+      path: `${api}/mcp`,
+      headers: mcpHeaders,
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'browse_catalog', arguments: {} } }),
+    }));
+    w('MCP place_order', () => ({
+      method: 'POST',
+      path: `${api}/mcp`,
+      headers: mcpHeaders,
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'place_order', arguments: orderBody(nextRef(), pick(f.skus)) } }),
+    }));
+    if (hasPgbench) {
+      list.push({ name: 'pgbench order-mimic uniform (baseline)', connections: c, run: pgbench(c, false) });
+      list.push({ name: 'pgbench order-mimic hot (baseline)', connections: c, run: pgbench(c, true) });
+    }
+  }
+  const w10 = (name: string, req: Parameters<typeof cannon>[2]) => list.push({ name, connections: 10, run: cannon(base, 10, req) });
+  w10(`POST /orders aged SKU (${PAST_ORDERS.toLocaleString()} past orders)`, () => ({
+    method: 'POST',
+    path: `${api}/orders`,
+    headers: { ...small, ...json },
+    body: JSON.stringify(orderBody(nextRef(), f.agedSku)),
+  }));
+  w10('POST /orders fresh SKU', () => ({ method: 'POST', path: `${api}/orders`, headers: { ...small, ...json }, body: JSON.stringify(orderBody(nextRef(), f.freshSku)) }));
+  return args.only ? list.filter((x) => x.name.includes(args.only!)) : list;
+}
+
+// ---------------------------------------------------------------- report
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const key = (w: { name: string; connections: number }) => `${w.name}@${w.connections}`;
+
+interface Target {
+  label: string;
+  value: (m: Map<string, Measure>) => number | undefined;
+  goal: string;
+  ok: (v: number) => boolean;
+  unit?: string;
+}
+
+function ratio(a: string, b: string, c = 10) {
+  return (m: Map<string, Measure>) => {
+    const x = m.get(`${a}@${c}`);
+    const y = m.get(`${b}@${c}`);
+    return x && y ? x.rps / y.rps : undefined;
+  };
+}
+
+const TARGETS: Target[] = [
+  { label: 'browse page 1 vs SELECT 1 route, c=10', value: ratio('browse page 1 (10k)', 'SELECT 1 route (baseline)'), goal: '>= 0.25x', ok: (v) => v >= 0.25 },
+  { label: 'browse offset 5000 vs page 1, c=10', value: ratio('browse offset 5000 (10k)', 'browse page 1 (10k)'), goal: '>= 0.5x', ok: (v) => v >= 0.5 },
+  { label: 'search (100k) vs browse page 1 (10k), c=10', value: ratio('search (100k)', 'browse page 1 (10k)'), goal: '>= 0.5x', ok: (v) => v >= 0.5 },
+  { label: 'product detail vs SELECT 1 route, c=10', value: ratio('product detail', 'SELECT 1 route (baseline)'), goal: '>= 0.4x', ok: (v) => v >= 0.4 },
+  { label: 'POST /orders uniform vs pgbench mimic uniform, c=10', value: ratio('POST /orders uniform', 'pgbench order-mimic uniform (baseline)'), goal: '>= 0.5x', ok: (v) => v >= 0.5 },
+  { label: 'POST /orders hot vs pgbench mimic hot, c=10', value: ratio('POST /orders hot SKU', 'pgbench order-mimic hot (baseline)'), goal: '>= 0.5x', ok: (v) => v >= 0.5 },
+  {
+    label: `aged SKU (${PAST_ORDERS.toLocaleString()} past orders) vs fresh SKU, c=10`,
+    value: ratio(`POST /orders aged SKU (${PAST_ORDERS.toLocaleString()} past orders)`, 'POST /orders fresh SKU'),
+    goal: '>= 0.9x',
+    ok: (v) => v >= 0.9,
+  },
+  { label: 'MCP browse_catalog vs REST browse, c=10', value: ratio('MCP browse_catalog', 'browse page 1 (10k)'), goal: '>= 0.7x', ok: (v) => v >= 0.7 },
+  { label: 'p99 browse page 1, c=10', value: (m) => m.get('browse page 1 (10k)@10')?.p99, goal: '<= 25 ms', ok: (v) => v <= 25, unit: 'ms' },
+  { label: 'p99 POST /orders uniform, c=10', value: (m) => m.get('POST /orders uniform@10')?.p99, goal: '<= 20 ms', ok: (v) => v <= 20, unit: 'ms' },
+];
+
+function machine(): string {
+  const cpu = cpus()[0]?.model ?? 'unknown CPU';
+  let pgVersion = '';
+  try {
+    pgVersion = execFileSync('psql', [SERVER_URL, '-tAc', 'SHOW server_version'], { encoding: 'utf8' }).trim();
+  } catch {
+    pgVersion = '?';
+  }
+  return `${cpus().length} cores (${cpu}), Node ${process.version}, PostgreSQL ${pgVersion}`;
+}
+
+// ---------------------------------------------------------------- main
+
+async function main() {
+  const hasPgbench = (() => {
+    try {
+      execFileSync('pgbench', ['--version'], { stdio: 'ignore' });
+      return true;
+    } catch {
+      return false;
+    }
+  })();
+  log(`data: ${SMALL.toLocaleString()} and ${LARGE.toLocaleString()} products, ${PAST_ORDERS.toLocaleString()} past orders; ${ROUNDS} rounds of ${DURATION} s`);
+  const fixture = await setUp();
+  const { child, port } = await startServer();
+  const results = new Map<string, Measure[]>();
+  let rss = '';
+  try {
+    const list = workloads(port, fixture, hasPgbench);
+    log(`warm-up (${list.length} workloads, 1 s each)`);
+    for (const w of list) await w.run(1);
+    const warmRss = rssMb(child.pid!);
+    for (let round = 1; round <= ROUNDS; round++) {
+      for (const [i, w] of list.entries()) {
+        log(`round ${round}/${ROUNDS}  ${i + 1}/${list.length}  ${w.name} c=${w.connections}`);
+        const m = await w.run(DURATION);
+        results.set(key(w), [...(results.get(key(w)) ?? []), m]);
+      }
+    }
+    const soakMinutes = Number(args.soak);
+    if (soakMinutes > 0) {
+      const mixed = list.filter((w) => w.connections === 10 && !w.name.includes('baseline'));
+      const until = Date.now() + soakMinutes * 60_000;
+      log(`soak: ${soakMinutes} min of mixed traffic`);
+      while (Date.now() < until) {
+        for (const w of mixed) {
+          if (Date.now() >= until) break;
+          await w.run(5);
+        }
+        log(`soak: ${Math.max(0, Math.round((until - Date.now()) / 1000))} s left, RSS ${rssMb(child.pid!).toFixed(0)} MB`);
+      }
+      const after = rssMb(child.pid!);
+      rss = `RSS after ${soakMinutes}-minute mixed soak vs after warm-up: ${after.toFixed(0)} MB / ${warmRss.toFixed(0)} MB = ${(after / warmRss).toFixed(2)}x (target <= 1.2x)`;
+    }
+  } finally {
+    child.kill('SIGTERM');
+  }
+
+  const med = new Map<string, Measure>();
+  for (const [k, ms] of results) med.set(k, { rps: median(ms.map((m) => m.rps)), p50: median(ms.map((m) => m.p50)), p99: median(ms.map((m) => m.p99)), errors: ms.reduce((s, m) => s + m.errors, 0) });
+
+  const rows = [...med.entries()].map(([k, m]) => {
+    const [name, c] = k.split('@');
+    return `| ${name} | ${c} | ${m.rps.toFixed(0)} | ${m.p50.toFixed(1)} | ${m.p99.toFixed(1)} | ${m.errors} |`;
+  });
+  const targetRows = TARGETS.map((t) => {
+    const v = t.value(med);
+    const shown = v === undefined ? 'n/a' : t.unit ? `${v.toFixed(1)} ${t.unit}` : `${v.toFixed(2)}x`;
+    return `| ${t.label} | ${t.goal} | ${shown} | ${v === undefined ? '-' : t.ok(v) ? 'met' : 'NOT met'} |`;
+  });
+  const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
+  const report = [
+    `## ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, commit ${commit}`,
+    '',
+    `Machine: ${machine()}. Data: ${SMALL.toLocaleString()}-product and ${LARGE.toLocaleString()}-product companies, ${PAST_ORDERS.toLocaleString()} past orders on the aged SKU. Median of ${ROUNDS} rounds of ${DURATION} s, in rotation; rate limiter on.`,
+    '',
+    '| Workload | Connections | req/s | p50 ms | p99 ms | errors (all rounds) |',
+    '|---|---|---|---|---|---|',
+    ...rows,
+    '',
+    '| Target | Goal | Measured | |',
+    '|---|---|---|---|',
+    ...targetRows,
+    ...(rss ? ['', rss] : []),
+    '',
+  ].join('\n');
+  process.stdout.write(`\n${report}\n`);
+  if (!args['no-write']) {
+    appendFileSync('docs/performance.md', `\n${report}`);
+    log('appended to docs/performance.md');
+  }
+}
+
+main().catch((err) => {
+  process.stderr.write(`[bench] failed: ${err instanceof Error ? err.stack : String(err)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,30 @@
+/**
+ * The service as benchmarked: the real app (auth, rate limiter ON with a raised limit, error handling,
+ * helmet, zod) plus two baseline routes in the same process and pool, outside the API:
+ *   GET /bench/bare     a bare Fastify route
+ *   GET /bench/select1  SELECT 1 through the same database pool
+ */
+import { sql } from 'drizzle-orm';
+import { buildApp } from '../src/app.js';
+import { openMigratedDatabase } from '../src/boot.js';
+import { loadConfig } from '../src/config.js';
+
+const config = loadConfig({ LOG_LEVEL: 'warn', SEED_DEMO: 'false', RATE_LIMIT_MAX: '100000000', ...process.env });
+const db = await openMigratedDatabase(config);
+const app = await buildApp({ config, db });
+app.get('/bench/bare', async () => ({ ok: true }));
+app.get('/bench/select1', async () => {
+  const rows = await db.query<{ one: number }>(sql`SELECT 1 AS one`, 'bench_select1');
+  return { one: rows[0].one };
+});
+await app.listen({ host: '127.0.0.1', port: Number(process.env.PORT ?? 0) });
+const address = app.server.address();
+process.stdout.write(`BENCH_SERVER_READY ${typeof address === 'object' && address ? address.port : ''}\n`);
+
+const stop = async () => {
+  await app.close();
+  await db.close();
+  process.exit(0);
+};
+process.on('SIGTERM', stop);
+process.on('SIGINT', stop);
