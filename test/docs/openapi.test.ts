@@ -67,7 +67,7 @@ describe('OpenAPI document', () => {
     );
     for (const [path, item] of Object.entries(doc.paths as Json)) {
       for (const [method, op] of Object.entries(item as Json)) {
-        expect(op.summary, `${method} ${path} summary`).toBeTruthy();
+        expect(op.summary, `${method} ${path}: describe it in src/http/openapi.operations.ts`).toBeTruthy();
         expect(op.tags?.length, `${method} ${path} tags`).toBe(1);
       }
     }
