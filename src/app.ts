@@ -13,6 +13,7 @@ import { registerErrorHandling } from './http/error-handler.js';
 import { registerOpsRoutes } from './http/ops.routes.js';
 import { registerOpenApi } from './http/openapi.js';
 import { registerMediaRoutes } from './media/media.routes.js';
+import { registerCourierCallbackRoutes } from './fulfilment/callback.routes.js';
 import { createServices, type Services } from './services.js';
 import { registerApiRoutes } from './routes.js';
 
@@ -69,6 +70,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const services = deps.services ?? createServices({ db, config });
   registerOpsRoutes(app, { db, services, config });
   registerMediaRoutes(app, services);
+  registerCourierCallbackRoutes(app, services);
 
   await app.register(
     async (api) => {

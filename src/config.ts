@@ -29,6 +29,13 @@ export const configSchema = z.object({
   SEED_DEMO: z.enum(['true', 'false']).default('true').transform((v) => v === 'true'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(10_000),
+  FULFILMENT_WORKER_ENABLED: z.enum(['true', 'false']).default('true').transform((v) => v === 'true'),
+  FULFILMENT_POLL_MS: z.coerce.number().int().min(10).default(2_000),
+  FULFILMENT_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(50).default(8),
+  FULFILMENT_RETRY_BASE_MS: z.coerce.number().int().min(1).default(30_000),
+  FULFILMENT_LEASE_MS: z.coerce.number().int().min(1000).default(120_000),
+  COURIER_TIMEOUT_MS: z.coerce.number().int().min(100).default(15_000),
+  INVOICE_DUE_DAYS: z.coerce.number().int().min(0).max(365).default(15),
 });
 
 export type Config = z.infer<typeof configSchema>;

@@ -3,6 +3,7 @@ import { buildApp, LOG_REDACT } from './app.js';
 import { openMigratedDatabase, openRedis } from './boot.js';
 import { ConfigError, loadConfig } from './config.js';
 import { createServices } from './services.js';
+import { createCourierWorker } from './fulfilment/worker.js';
 import { DEMO_SLUG, seedDemo } from './seed/demo.js';
 
 async function main(): Promise<void> {
@@ -30,6 +31,10 @@ async function main(): Promise<void> {
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
 
+  // Courier bookings (transactional outbox); several instances may run it: jobs are claimed with SKIP LOCKED.
+  const worker = config.FULFILMENT_WORKER_ENABLED ? createCourierWorker({ db, config, log: logger.child({ component: 'courier-worker' }) }) : null;
+  worker?.start();
+
   let closing = false;
   const shutdown = async (signal: string) => {
     if (closing) return;
@@ -41,6 +46,7 @@ async function main(): Promise<void> {
     }, config.SHUTDOWN_TIMEOUT_MS);
     force.unref();
     try {
+      await worker?.stop();
       await app.close();
       await db.close();
       await redis?.quit().catch(() => {});

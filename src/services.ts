@@ -6,6 +6,7 @@ import { createOrderService } from './orders/orders.service.js';
 import { createCustomerService } from './customers/customers.service.js';
 import { createCatalogueServices } from './catalogue/index.js';
 import { createItemService } from './catalogue/items.service.js';
+import { createFulfilmentService } from './fulfilment/lifecycle.service.js';
 
 /** Every service, built once per process from its narrow dependencies; REST and MCP call the same ones. */
 export function createServices({ db, config }: { db: Db; config: Config }) {
@@ -17,6 +18,7 @@ export function createServices({ db, config }: { db: Db; config: Config }) {
     customers: createCustomerService({ db }),
     ...createCatalogueServices({ db, config }),
     items: createItemService({ db }),
+    fulfilment: createFulfilmentService({ db, config }),
   };
 }
 

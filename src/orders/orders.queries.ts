@@ -117,6 +117,19 @@ export interface OrderRow {
   customer_phone: string | null;
 }
 
+/** The order's shipment and invoice columns, as findOrderByReference joins them (null when absent). */
+export interface FulfilmentColumns {
+  shipment_status: string | null;
+  shipment_awb: string | null;
+  shipment_courier: string | null;
+  shipment_tracking_url: string | null;
+  shipment_delivered_at: Date | null;
+  invoice_number: string | null;
+  invoice_total: string | null;
+  invoice_amount_paid: string | null;
+  invoice_due_at: Date | null;
+}
+
 export interface LineRow {
   sku: string;
   name: string;
@@ -138,11 +151,17 @@ export async function findOrderById(db: Db, companyId: string, orderId: string):
 /**
  * The order a customer-facing reference names: order number first, then order_id, then external_reference
  * (a caller's reference may look like another order's number). Drafts never match; with `phoneE164`, only
- * that customer's orders do. Shipment and invoice join here when the fulfilment tables exist.
+ * that customer's orders do. The order's one shipment and one invoice are joined (each unique per order).
  */
-export async function findOrderByReference(db: Db, companyId: string, reference: string, phoneE164: string | null): Promise<OrderRow | undefined> {
-  const rows = await db.query<OrderRow>(sql`
-    SELECT ${ORDER_COLUMNS} FROM orders o JOIN customers c ON c.company_id = o.company_id AND c.id = o.customer_id
+export async function findOrderByReference(db: Db, companyId: string, reference: string, phoneE164: string | null): Promise<(OrderRow & FulfilmentColumns) | undefined> {
+  const rows = await db.query<OrderRow & FulfilmentColumns>(sql`
+    SELECT ${ORDER_COLUMNS},
+      s.status AS shipment_status, s.awb AS shipment_awb, s.courier AS shipment_courier, s.tracking_url AS shipment_tracking_url,
+      s.delivered_at AS shipment_delivered_at,
+      i.invoice_number, i.total AS invoice_total, i.amount_paid AS invoice_amount_paid, i.due_at AS invoice_due_at
+    FROM orders o JOIN customers c ON c.company_id = o.company_id AND c.id = o.customer_id
+    LEFT JOIN shipments s ON s.company_id = o.company_id AND s.order_id = o.id
+    LEFT JOIN invoices i ON i.company_id = o.company_id AND i.order_id = o.id
     WHERE o.company_id = ${companyId} AND o.status <> 'draft'
       AND (o.order_number = ${reference} OR o.id = ${reference} OR o.external_reference = ${reference})
       AND (${phoneE164}::text IS NULL OR c.phone_e164 = ${phoneE164})

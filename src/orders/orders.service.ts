@@ -26,11 +26,14 @@ import {
 import { parseQuantity, type Order, type OrderLine, type OrderLookup, type PlaceOrderBody } from './orders.schemas.js';
 import { reserveStock } from './reservations.js';
 import { orderStatusLabel } from './status-labels.js';
+import { shipmentOut } from '../fulfilment/shapes.js';
+import { invoiceOut } from '../fulfilment/invoices.js';
+import type { ShipmentStatus } from '../couriers/types.js';
 
 /** Largest amount the numeric(14,2) columns hold. */
 const MAX_AMOUNT = new Decimal('999999999999.99');
 
-interface ResolvedLine extends NewLine {
+export interface ResolvedLine extends NewLine {
   /** The first identifier the caller sent for this variant. */
   productId: string;
   quantityDec: Decimal;
@@ -67,7 +70,7 @@ function lineName(v: VariantRow): string {
 }
 
 /** Lines by variant: each product_id (SKU first, then variant_id, then barcode) to one variant; repeats merged. */
-function resolveLines(items: PlaceOrderBody['items'], variants: VariantRow[]): ResolvedLine[] {
+export function resolveLines(items: PlaceOrderBody['items'], variants: VariantRow[]): ResolvedLine[] {
   const bySku = new Map(variants.map((v) => [v.sku, v]));
   const byId = new Map(variants.map((v) => [v.id, v]));
   const byBarcode = new Map(variants.filter((v) => v.barcode).map((v) => [v.barcode!, v]));
@@ -107,7 +110,7 @@ function resolveLines(items: PlaceOrderBody['items'], variants: VariantRow[]): R
 }
 
 /** The order's delivery address with its state resolved from the PIN, or a 400 naming the field. */
-function deliveryAddress(a: NonNullable<PlaceOrderBody['delivery_address']>): AddressFields {
+export function deliveryAddress(a: NonNullable<PlaceOrderBody['delivery_address']>): AddressFields {
   const issues: FieldIssue[] = [];
   const state = resolveDeliveryState(a.pincode, a.state);
   if (!state.ok) issues.push({ path: 'delivery_address.state', message: state.message });
@@ -121,7 +124,8 @@ function deliveryAddress(a: NonNullable<PlaceOrderBody['delivery_address']>): Ad
   return { name: a.name || null, line1: a.line1, line2: a.line2 || null, city: a.city, state: state.state, pincode: a.pincode, phone };
 }
 
-export function createOrderService({ db }: { db: Db }) {
+/** `clock` decides when an invoice counts as overdue (tests pass their own). */
+export function createOrderService({ db, clock = () => new Date() }: { db: Db; clock?: () => Date }) {
   async function loadOrder(dbOrTx: Db, companyId: string, orderId: string): Promise<Order> {
     const row = await findOrderById(dbOrTx, companyId, orderId);
     if (!row) throw new Error(`order ${orderId} vanished`);
@@ -215,8 +219,13 @@ export function createOrderService({ db }: { db: Db }) {
         external_reference: o.external_reference,
         customer: { name: o.customer_name, phone: o.customer_phone },
         items: lines.map(lineOut),
-        shipment: null,
-        invoice: null,
+        shipment: o.shipment_status
+          ? shipmentOut({ awb: o.shipment_awb, courier: o.shipment_courier, status: o.shipment_status as ShipmentStatus, tracking_url: o.shipment_tracking_url, delivered_at: o.shipment_delivered_at })
+          : null,
+        invoice:
+          o.invoice_number && o.invoice_total !== null && o.invoice_amount_paid !== null && o.invoice_due_at
+            ? invoiceOut({ invoice_number: o.invoice_number, total: o.invoice_total, amount_paid: o.invoice_amount_paid, due_at: o.invoice_due_at }, clock())
+            : null,
       };
     },
   };

@@ -64,3 +64,65 @@ export async function reserveStock(
   await tx.query(sql`
     INSERT INTO stock_reservations (company_id, id, order_id, variant_id, location_id, quantity) VALUES ${reservations}`);
 }
+
+interface ReservationRow {
+  id: string;
+  variant_id: string;
+  location_id: string;
+  quantity: string;
+}
+
+/** The order's reservations in `status`, with their stock rows locked in the same sorted order as reserveStock. */
+async function lockOrderReservations(tx: Db, companyId: string, orderId: string, status: 'open' | 'converted'): Promise<ReservationRow[]> {
+  const rows = await tx.query<ReservationRow>(sql`
+    SELECT id, variant_id, location_id, quantity FROM stock_reservations
+    WHERE company_id = ${companyId} AND order_id = ${orderId} AND status = ${status}
+    ORDER BY variant_id COLLATE "C", location_id COLLATE "C"`);
+  if (rows.length === 0) return rows;
+  const keys = sql.join(rows.map((r) => sql`(${r.variant_id}, ${r.location_id})`), sql`, `);
+  await tx.query(sql`
+    SELECT 1 FROM stock_levels WHERE company_id = ${companyId} AND (variant_id, location_id) IN (${keys})
+    ORDER BY variant_id COLLATE "C", location_id COLLATE "C"
+    FOR UPDATE`);
+  return rows;
+}
+
+/** Applies per-row deltas to the locked stock rows: on_hand += dOnHand * q, reserved += dReserved * q. */
+async function applyStockDeltas(tx: Db, companyId: string, rows: ReservationRow[], dOnHand: -1 | 0 | 1, dReserved: -1 | 0): Promise<void> {
+  if (rows.length === 0) return;
+  const values = sql.join(rows.map((r) => sql`(${r.variant_id}, ${r.location_id}, ${r.quantity}::numeric)`), sql`, `);
+  await tx.query(sql`
+    UPDATE stock_levels s SET on_hand = s.on_hand + ${dOnHand}::int * x.q, reserved = s.reserved + ${dReserved}::int * x.q, updated_at = now()
+    FROM (SELECT v, l, sum(q) AS q FROM (VALUES ${values}) AS t(v, l, q) GROUP BY v, l) AS x
+    WHERE s.company_id = ${companyId} AND s.variant_id = x.v AND s.location_id = x.l`);
+}
+
+/** Cancel: the order's open reservations are released (reserved drops; on_hand unchanged). Returns rows released. */
+export async function releaseReservations(tx: Db, { companyId, orderId }: { companyId: string; orderId: string }): Promise<number> {
+  const rows = await lockOrderReservations(tx, companyId, orderId, 'open');
+  await applyStockDeltas(tx, companyId, rows, 0, -1);
+  await tx.query(sql`
+    UPDATE stock_reservations SET status = 'released', closed_at = now()
+    WHERE company_id = ${companyId} AND order_id = ${orderId} AND status = 'open'`);
+  return rows.length;
+}
+
+/** Ship: the goods leave the ship-from location, so on_hand and reserved both drop by each open reservation. */
+export async function convertReservations(tx: Db, { companyId, orderId }: { companyId: string; orderId: string }): Promise<number> {
+  const rows = await lockOrderReservations(tx, companyId, orderId, 'open');
+  await applyStockDeltas(tx, companyId, rows, -1, -1);
+  await tx.query(sql`
+    UPDATE stock_reservations SET status = 'converted', closed_at = now()
+    WHERE company_id = ${companyId} AND order_id = ${orderId} AND status = 'open'`);
+  return rows.length;
+}
+
+/**
+ * Return: what shipping took (the converted reservations) goes back on hand at the location it left.
+ * The caller's order status (returned is final) guarantees this runs once per order.
+ */
+export async function returnShippedStock(tx: Db, { companyId, orderId }: { companyId: string; orderId: string }): Promise<number> {
+  const rows = await lockOrderReservations(tx, companyId, orderId, 'converted');
+  await applyStockDeltas(tx, companyId, rows, 1, 0);
+  return rows.length;
+}

@@ -1,0 +1,142 @@
+import type { Booking, BookingRequest, CourierAdapter, ShipmentStatus } from './types.js';
+import { CourierError } from './types.js';
+
+export interface ShiprocketSettings {
+  baseUrl: string;
+  email: string;
+  password: string;
+  pickupLocation: string;
+}
+
+const TOKEN_TTL_MS = 24 * 60 * 60 * 1000; // Shiprocket tokens live 10 days; we log in again daily.
+const tokens = new Map<string, { token: string; expires: number }>();
+
+export const shiprocketTrackingUrl = (awb: string) => `https://shiprocket.co/tracking/${encodeURIComponent(awb)}`;
+
+/** Shiprocket's free-text shipment states to the spec's set. */
+export function mapShiprocketStatus(text: string): ShipmentStatus | null {
+  const s = text.trim().toUpperCase().replace(/[_-]+/g, ' ');
+  if (s.startsWith('RTO')) return 'rto';
+  if (s === 'DELIVERED') return 'delivered';
+  if (s === 'OUT FOR DELIVERY') return 'out_for_delivery';
+  if (s === 'IN TRANSIT' || s === 'REACHED AT DESTINATION HUB' || s === 'SHIPPED') return 'in_transit';
+  if (s === 'PICKED UP') return 'picked_up';
+  if (s === 'CANCELED' || s === 'CANCELLED') return 'cancelled';
+  if (s === 'UNDELIVERED' || s === 'DELIVERY FAILED' || s === 'LOST' || s === 'DAMAGED') return 'failed';
+  if (s === 'AWB ASSIGNED' || s === 'PICKUP SCHEDULED' || s === 'PICKUP GENERATED' || s === 'MANIFEST GENERATED' || s === 'BOOKED') return 'booked';
+  if (s === 'NEW' || s === 'PENDING') return 'pending';
+  return null;
+}
+
+/**
+ * Shiprocket-style HTTP courier: token login, create order (adhoc, with our order number as its order id so
+ * a repeated create after a lost answer finds the same order), assign AWB, track. Every call is bounded by
+ * the caller's signal (AbortSignal.timeout) and errors are mapped to CourierError (retryable or not).
+ */
+export function createShiprocketAdapter(settings: ShiprocketSettings): CourierAdapter {
+  const base = settings.baseUrl.replace(/\/+$/, '');
+  const cacheKey = `${base}|${settings.email}`;
+
+  async function call(path: string, init: { method: string; body?: unknown; token?: string }, signal: AbortSignal): Promise<any> {
+    let res: Response;
+    try {
+      res = await fetch(`${base}${path}`, {
+        method: init.method,
+        headers: {
+          accept: 'application/json',
+          ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}),
+          ...(init.token ? { authorization: `Bearer ${init.token}` } : {}),
+        },
+        body: init.body === undefined ? undefined : JSON.stringify(init.body),
+        signal,
+      });
+    } catch (err) {
+      const name = (err as Error).name;
+      const reason = name === 'TimeoutError' || name === 'AbortError' ? 'timed out or was stopped' : `network error (${(err as Error).message})`;
+      throw new CourierError(`courier ${init.method} ${path} ${reason}`, true);
+    }
+    const text = await res.text().catch(() => '');
+    let body: any = null;
+    try {
+      body = text ? JSON.parse(text) : null;
+    } catch {
+      body = null;
+    }
+    if (!res.ok) {
+      const said = typeof body?.message === 'string' ? `: ${body.message.slice(0, 200)}` : '';
+      const retryable = res.status >= 500 || res.status === 429;
+      throw new CourierError(`courier ${init.method} ${path} answered ${res.status}${said}`, retryable, res.status);
+    }
+    if (body === null) throw new CourierError(`courier ${init.method} ${path} answered without JSON`, true, res.status);
+    return body;
+  }
+
+  async function token(signal: AbortSignal, fresh = false): Promise<string> {
+    const cached = tokens.get(cacheKey);
+    if (!fresh && cached && cached.expires > Date.now()) return cached.token;
+    const body = await call('/v1/external/auth/login', { method: 'POST', body: { email: settings.email, password: settings.password } }, signal);
+    if (typeof body.token !== 'string' || !body.token) throw new CourierError('courier login answered without a token', false);
+    tokens.set(cacheKey, { token: body.token, expires: Date.now() + TOKEN_TTL_MS });
+    return body.token;
+  }
+
+  /** One authenticated call; a 401 (token expired early) logs in again once. */
+  async function authed(path: string, init: { method: string; body?: unknown }, signal: AbortSignal): Promise<any> {
+    try {
+      return await call(path, { ...init, token: await token(signal) }, signal);
+    } catch (err) {
+      if (!(err instanceof CourierError) || err.status !== 401) throw err;
+      return call(path, { ...init, token: await token(signal, true) }, signal);
+    }
+  }
+
+  return {
+    name: 'shiprocket',
+    async book(req: BookingRequest, signal: AbortSignal): Promise<Booking> {
+      const a = req.address;
+      const created = await authed(
+        '/v1/external/orders/create/adhoc',
+        {
+          method: 'POST',
+          body: {
+            order_id: req.orderNumber,
+            order_date: req.orderDate.toISOString().slice(0, 16).replace('T', ' '),
+            pickup_location: settings.pickupLocation,
+            billing_customer_name: a.name ?? req.customerName,
+            billing_last_name: '',
+            billing_address: a.line1,
+            billing_address_2: a.line2 ?? '',
+            billing_city: a.city,
+            billing_pincode: a.pincode,
+            billing_state: a.state,
+            billing_country: 'India',
+            billing_phone: (a.phone ?? req.customerPhone ?? '').replace(/^\+91/, ''),
+            shipping_is_billing: true,
+            order_items: req.items.map((i) => ({ name: i.name, sku: i.sku, units: i.quantity, selling_price: i.unitPrice })),
+            payment_method: req.payment === 'cod' ? 'COD' : 'Prepaid',
+            sub_total: req.amount,
+            length: 10,
+            breadth: 10,
+            height: 10,
+            weight: 0.5,
+          },
+        },
+        signal,
+      );
+      const shipmentId = created?.shipment_id;
+      if (shipmentId === undefined || shipmentId === null) throw new CourierError('courier created the order but gave no shipment id', true);
+      const assigned = await authed('/v1/external/courier/assign/awb', { method: 'POST', body: { shipment_id: shipmentId } }, signal);
+      const data = assigned?.response?.data;
+      if (assigned?.awb_assign_status !== 1 || typeof data?.awb_code !== 'string' || !data.awb_code) {
+        throw new CourierError('courier did not assign an AWB', true);
+      }
+      return { awb: data.awb_code, courier: String(data.courier_name ?? 'Shiprocket'), courierOrderId: String(created.order_id ?? ''), courierShipmentId: String(shipmentId) };
+    },
+    async track(awb: string, signal: AbortSignal): Promise<ShipmentStatus | null> {
+      const body = await authed(`/v1/external/courier/track/awb/${encodeURIComponent(awb)}`, { method: 'GET' }, signal);
+      const text = body?.tracking_data?.shipment_track?.[0]?.current_status;
+      return typeof text === 'string' ? mapShiprocketStatus(text) : null;
+    },
+    trackingUrl: shiprocketTrackingUrl,
+  };
+}

@@ -1,0 +1,58 @@
+/** The spec's shipment.status set (courier's latest state). */
+export const SHIPMENT_STATUSES = ['pending', 'booked', 'picked_up', 'in_transit', 'out_for_delivery', 'delivered', 'rto', 'cancelled', 'failed'] as const;
+export type ShipmentStatus = (typeof SHIPMENT_STATUSES)[number];
+
+export const COURIER_ADAPTERS = ['manual', 'shiprocket'] as const;
+export type AdapterName = (typeof COURIER_ADAPTERS)[number];
+
+/** A company's courier settings as stored (credentials included: never log this object). */
+export interface CourierConfig {
+  adapter: AdapterName;
+  baseUrl: string | null;
+  apiEmail: string | null;
+  apiPassword: string | null;
+  pickupLocation: string | null;
+}
+
+export interface BookingRequest {
+  orderNumber: string;
+  orderDate: Date;
+  payment: 'cod' | 'prepaid';
+  amount: string;
+  customerName: string;
+  customerPhone: string | null;
+  address: { name: string | null; line1: string; line2: string | null; city: string; state: string; pincode: string; phone: string | null };
+  items: { sku: string; name: string; quantity: string; unitPrice: string }[];
+}
+
+export interface Booking {
+  awb: string;
+  courier: string;
+  courierOrderId: string;
+  courierShipmentId: string;
+}
+
+/**
+ * A courier's failure. `retryable`: timeouts, network errors, 429 and 5xx (try again later); anything
+ * else (bad credentials, refused address) needs a person, so the job is marked failed at once.
+ */
+export class CourierError extends Error {
+  constructor(
+    message: string,
+    readonly retryable: boolean,
+    readonly status?: number,
+  ) {
+    super(message);
+    this.name = 'CourierError';
+  }
+}
+
+export interface CourierAdapter {
+  readonly name: AdapterName;
+  /** Books a parcel and returns its AWB; null when the adapter cannot book by itself (manual: staff do). */
+  book(req: BookingRequest, signal: AbortSignal): Promise<Booking | null>;
+  /** The courier's latest state for an AWB, mapped to the spec's set; null when the courier cannot say. */
+  track(awb: string, signal: AbortSignal): Promise<ShipmentStatus | null>;
+  /** The customer-facing tracking page for an AWB, or null when the courier has none we know. */
+  trackingUrl(awb: string): string | null;
+}

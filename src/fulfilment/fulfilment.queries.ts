@@ -1,0 +1,137 @@
+import { sql } from 'drizzle-orm';
+import type { Db } from '../db/index.js';
+import type { AdapterName, CourierConfig, ShipmentStatus } from '../couriers/types.js';
+import type { DeliveryAddress } from '../orders/orders.schemas.js';
+
+export interface LockedOrder {
+  id: string;
+  order_number: string;
+  status: string;
+  payment: 'cod' | 'prepaid';
+  payment_reference: string | null;
+  amount: string;
+  delivery_address: DeliveryAddress | null;
+  location_id: string | null;
+  created_at: Date;
+  customer_id: string;
+}
+
+const ORDER_COLS = sql`id, order_number, status, payment, payment_reference, amount, delivery_address, location_id, created_at, customer_id`;
+
+/** Staff name an order by number, id or external_reference; drafts included. */
+export async function findOrderIdForStaff(db: Db, companyId: string, reference: string): Promise<string | undefined> {
+  const rows = await db.query<{ id: string }>(sql`
+    SELECT id FROM orders WHERE company_id = ${companyId}
+      AND (order_number = ${reference} OR id = ${reference} OR external_reference = ${reference})
+    ORDER BY CASE WHEN order_number = ${reference} THEN 0 WHEN id = ${reference} THEN 1 ELSE 2 END LIMIT 1`);
+  return rows[0]?.id;
+}
+
+/** The order row under FOR UPDATE: every move of one order is serialised on it. */
+export async function lockOrder(tx: Db, companyId: string, orderId: string): Promise<LockedOrder | undefined> {
+  const rows = await tx.query<LockedOrder>(sql`SELECT ${ORDER_COLS} FROM orders WHERE company_id = ${companyId} AND id = ${orderId} FOR UPDATE`);
+  return rows[0];
+}
+
+export async function readOrder(db: Db, companyId: string, orderId: string): Promise<LockedOrder | undefined> {
+  const rows = await db.query<LockedOrder>(sql`SELECT ${ORDER_COLS} FROM orders WHERE company_id = ${companyId} AND id = ${orderId}`);
+  return rows[0];
+}
+
+export async function setOrderStatus(tx: Db, companyId: string, orderId: string, status: string): Promise<void> {
+  await tx.query(sql`UPDATE orders SET status = ${status}, updated_at = now() WHERE company_id = ${companyId} AND id = ${orderId}`);
+}
+
+export interface ShipmentRow {
+  id: string;
+  order_id: string;
+  adapter: AdapterName;
+  courier: string | null;
+  awb: string | null;
+  status: ShipmentStatus;
+  tracking_url: string | null;
+  delivered_at: Date | null;
+}
+
+const SHIPMENT_COLS = sql`id, order_id, adapter, courier, awb, status, tracking_url, delivered_at`;
+
+export async function findShipment(db: Db, companyId: string, orderId: string, lock = false): Promise<ShipmentRow | undefined> {
+  const rows = await db.query<ShipmentRow>(
+    lock
+      ? sql`SELECT ${SHIPMENT_COLS} FROM shipments WHERE company_id = ${companyId} AND order_id = ${orderId} FOR UPDATE`
+      : sql`SELECT ${SHIPMENT_COLS} FROM shipments WHERE company_id = ${companyId} AND order_id = ${orderId}`,
+  );
+  return rows[0];
+}
+
+export async function findOrderIdByAwb(db: Db, companyId: string, awb: string): Promise<string | undefined> {
+  const rows = await db.query<{ order_id: string }>(sql`SELECT order_id FROM shipments WHERE company_id = ${companyId} AND awb = ${awb}`);
+  return rows[0]?.order_id;
+}
+
+export interface NewShipment {
+  id: string;
+  orderId: string;
+  adapter: AdapterName;
+  courier: string | null;
+  awb: string | null;
+  status: ShipmentStatus;
+  trackingUrl: string | null;
+  courierOrderId?: string | null;
+  courierShipmentId?: string | null;
+}
+
+/** Inserts the order's one shipment; false when it already has one. */
+export async function insertShipment(tx: Db, companyId: string, s: NewShipment): Promise<boolean> {
+  const rows = await tx.query(sql`
+    INSERT INTO shipments (company_id, id, order_id, adapter, courier, awb, status, tracking_url, courier_order_id, courier_shipment_id)
+    VALUES (${companyId}, ${s.id}, ${s.orderId}, ${s.adapter}, ${s.courier}, ${s.awb}, ${s.status}, ${s.trackingUrl}, ${s.courierOrderId ?? null}, ${s.courierShipmentId ?? null})
+    ON CONFLICT (company_id, order_id) DO NOTHING RETURNING id`);
+  return rows.length === 1;
+}
+
+export async function updateShipment(
+  tx: Db,
+  companyId: string,
+  shipmentId: string,
+  patch: { status: ShipmentStatus; courier: string | null; awb: string | null; trackingUrl: string | null; deliveredAt: Date | null },
+): Promise<void> {
+  await tx.query(sql`
+    UPDATE shipments SET status = ${patch.status}, courier = ${patch.courier}, awb = ${patch.awb}, tracking_url = ${patch.trackingUrl},
+      delivered_at = ${patch.deliveredAt ? patch.deliveredAt.toISOString() : null}::timestamptz, updated_at = now()
+    WHERE company_id = ${companyId} AND id = ${shipmentId}`);
+}
+
+export async function insertShipmentEvent(tx: Db, companyId: string, e: { id: string; shipmentId: string; status: string; source: 'worker' | 'callback' | 'cli'; note?: string | null }): Promise<void> {
+  await tx.query(sql`
+    INSERT INTO shipment_events (company_id, id, shipment_id, status, source, note)
+    VALUES (${companyId}, ${e.id}, ${e.shipmentId}, ${e.status}, ${e.source}, ${e.note ?? null})`);
+}
+
+export async function findCourierConfig(db: Db, companyId: string): Promise<(CourierConfig & { callbackSecret: string }) | undefined> {
+  const rows = await db.query<{ adapter: AdapterName; base_url: string | null; api_email: string | null; api_password: string | null; pickup_location: string | null; callback_secret: string }>(
+    sql`SELECT adapter, base_url, api_email, api_password, pickup_location, callback_secret FROM courier_configs WHERE company_id = ${companyId}`,
+  );
+  const r = rows[0];
+  if (!r) return undefined;
+  return { adapter: r.adapter, baseUrl: r.base_url, apiEmail: r.api_email, apiPassword: r.api_password, pickupLocation: r.pickup_location, callbackSecret: r.callback_secret };
+}
+
+export interface BookingLine {
+  sku: string;
+  name: string;
+  quantity: string;
+  unit_price: string;
+  variant_id: string;
+}
+
+export async function findBookingLines(db: Db, companyId: string, orderId: string): Promise<BookingLine[]> {
+  return db.query<BookingLine>(
+    sql`SELECT sku, name, quantity, unit_price, variant_id FROM order_lines WHERE company_id = ${companyId} AND order_id = ${orderId} ORDER BY line_no`,
+  );
+}
+
+export async function findCustomerContact(db: Db, companyId: string, customerId: string): Promise<{ name: string; phone_e164: string }> {
+  const rows = await db.query<{ name: string; phone_e164: string }>(sql`SELECT name, phone_e164 FROM customers WHERE company_id = ${companyId} AND id = ${customerId}`);
+  return rows[0];
+}

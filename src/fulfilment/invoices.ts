@@ -1,0 +1,104 @@
+import { sql } from 'drizzle-orm';
+import type { Db } from '../db/index.js';
+import { AppError, validationError } from '../lib/errors.js';
+import { newId } from '../lib/ids.js';
+import { Decimal, money } from '../lib/money.js';
+
+const IST_OFFSET_MS = 330 * 60 * 1000;
+
+/** Indian financial year (April–March, in India's time) of a moment: "2026-27". */
+export function financialYear(at: Date): string {
+  const ist = new Date(at.getTime() + IST_OFFSET_MS);
+  const start = ist.getUTCMonth() >= 3 ? ist.getUTCFullYear() : ist.getUTCFullYear() - 1;
+  return `${start}-${String((start + 1) % 100).padStart(2, '0')}`;
+}
+
+export const formatInvoiceNumber = (fy: string, n: number) => `INV/${fy}/${String(n).padStart(6, '0')}`;
+
+export interface InvoiceRow {
+  id: string;
+  invoice_number: string;
+  total: string;
+  amount_paid: string;
+  issued_at: Date;
+  due_at: Date;
+}
+
+export type PaymentStatus = 'unpaid' | 'partial' | 'paid' | 'overdue';
+
+/** Spec shape. Overdue is computed at read time from the due date: nothing has to run at midnight. */
+export function invoiceOut(i: Pick<InvoiceRow, 'invoice_number' | 'total' | 'amount_paid' | 'due_at'>, now: Date) {
+  const due = Decimal.max(new Decimal(i.total).minus(i.amount_paid), 0);
+  let status: PaymentStatus;
+  if (due.isZero()) status = 'paid';
+  else if (now.getTime() > new Date(i.due_at).getTime()) status = 'overdue';
+  else status = new Decimal(i.amount_paid).gt(0) ? 'partial' : 'unpaid';
+  return { invoice_number: i.invoice_number, payment_status: status, total: money(i.total), amount_due: money(due) };
+}
+
+const INVOICE_COLS = sql`id, invoice_number, total, amount_paid, issued_at, due_at`;
+
+export async function findInvoice(db: Db, companyId: string, orderId: string, lock = false): Promise<InvoiceRow | undefined> {
+  const rows = await db.query<InvoiceRow>(
+    lock
+      ? sql`SELECT ${INVOICE_COLS} FROM invoices WHERE company_id = ${companyId} AND order_id = ${orderId} FOR UPDATE`
+      : sql`SELECT ${INVOICE_COLS} FROM invoices WHERE company_id = ${companyId} AND order_id = ${orderId}`,
+  );
+  return rows[0];
+}
+
+/**
+ * Issues the order's invoice inside the caller's transaction (the order row is already locked), or returns
+ * the one it has. The number comes from the (company, FY) counter row, incremented under its row lock by
+ * the upsert and held to commit: concurrent issues queue, a rollback gives the number back, so the series
+ * has no gaps. A prepaid order's invoice is paid on issue.
+ */
+export async function issueInvoiceTx(
+  tx: Db,
+  companyId: string,
+  order: { id: string; amount: string; payment: 'cod' | 'prepaid'; payment_reference: string | null },
+  now: Date,
+  dueDays: number,
+): Promise<InvoiceRow> {
+  const existing = await findInvoice(tx, companyId, order.id, true);
+  if (existing) return existing;
+  const fy = financialYear(now);
+  const [counter] = await tx.query<{ last_number: number }>(sql`
+    INSERT INTO invoice_counters (company_id, financial_year, last_number) VALUES (${companyId}, ${fy}, 1)
+    ON CONFLICT (company_id, financial_year) DO UPDATE SET last_number = invoice_counters.last_number + 1
+    RETURNING last_number`);
+  const id = newId('inv');
+  const dueAt = new Date(now.getTime() + dueDays * 24 * 60 * 60 * 1000);
+  await tx.query(sql`
+    INSERT INTO invoices (company_id, id, order_id, invoice_number, financial_year, total, issued_at, due_at)
+    VALUES (${companyId}, ${id}, ${order.id}, ${formatInvoiceNumber(fy, Number(counter.last_number))}, ${fy}, ${money(order.amount)}::numeric,
+            ${now.toISOString()}::timestamptz, ${dueAt.toISOString()}::timestamptz)`);
+  if (order.payment === 'prepaid' && new Decimal(order.amount).gt(0)) {
+    await recordPaymentTx(tx, companyId, id, new Decimal(order.amount), 'prepaid', order.payment_reference, now);
+  }
+  return (await findInvoice(tx, companyId, order.id))!;
+}
+
+/** Adds a payment (partial allowed) to an invoice under its row lock; more than is owed is refused. */
+export async function recordPaymentTx(
+  tx: Db,
+  companyId: string,
+  invoiceId: string,
+  amount: Decimal,
+  method: 'prepaid' | 'cod' | 'manual',
+  reference: string | null,
+  now: Date,
+): Promise<void> {
+  const [inv] = await tx.query<{ total: string; amount_paid: string; invoice_number: string }>(
+    sql`SELECT total, amount_paid, invoice_number FROM invoices WHERE company_id = ${companyId} AND id = ${invoiceId} FOR UPDATE`,
+  );
+  if (!inv) throw new AppError('not_found', `no invoice ${invoiceId}`);
+  const due = new Decimal(inv.total).minus(inv.amount_paid);
+  if (amount.lte(0) || amount.decimalPlaces() > 2) throw validationError([{ path: 'amount', message: 'must be greater than 0 with at most 2 decimals' }]);
+  if (due.isZero()) throw new AppError('validation_failed', `invoice ${inv.invoice_number} is already paid in full`);
+  if (amount.gt(due)) throw validationError([{ path: 'amount', message: `is more than the ${money(due)} still owed on ${inv.invoice_number}` }]);
+  await tx.query(sql`
+    INSERT INTO payments (company_id, id, invoice_id, amount, method, reference, recorded_at)
+    VALUES (${companyId}, ${newId('pay')}, ${invoiceId}, ${money(amount)}::numeric, ${method}, ${reference}, ${now.toISOString()}::timestamptz)`);
+  await tx.query(sql`UPDATE invoices SET amount_paid = amount_paid + ${money(amount)}::numeric WHERE company_id = ${companyId} AND id = ${invoiceId}`);
+}

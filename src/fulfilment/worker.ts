@@ -1,0 +1,207 @@
+import { sql } from 'drizzle-orm';
+import type { Config } from '../config.js';
+import type { Db } from '../db/index.js';
+import { courierAdapter, CourierError, type CourierAdapter, type CourierConfig } from '../couriers/index.js';
+import { newId } from '../lib/ids.js';
+import { money } from '../lib/money.js';
+import {
+  findBookingLines,
+  findCourierConfig,
+  findCustomerContact,
+  findShipment,
+  insertShipment,
+  insertShipmentEvent,
+  lockOrder,
+  readOrder,
+} from './fulfilment.queries.js';
+
+export type WorkerConfig = Pick<Config, 'FULFILMENT_POLL_MS' | 'FULFILMENT_MAX_ATTEMPTS' | 'FULFILMENT_RETRY_BASE_MS' | 'FULFILMENT_LEASE_MS' | 'COURIER_TIMEOUT_MS'>;
+
+interface WorkerLog {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+interface ClaimedJob {
+  company_id: string;
+  id: string;
+  order_id: string;
+  attempts: number;
+}
+
+const MAX_BACKOFF_MS = 60 * 60 * 1000;
+
+/** Delay before attempt n+1 after n failed attempts: base, 2×base, 4×base… capped at an hour. */
+export const backoffMs = (base: number, attempts: number) => Math.min(base * 2 ** Math.max(0, attempts - 1), MAX_BACKOFF_MS);
+
+class Skip extends Error {}
+
+/**
+ * The courier-booking worker of one service process (transactional outbox). A job is claimed by one
+ * statement that locks it with FOR UPDATE SKIP LOCKED and pushes its run_at past a lease, so no other
+ * instance sees it due while this one talks to the courier (no transaction is held open over HTTP). The
+ * shipment and the job's `done` are written in one transaction. Failures are retried with exponential
+ * backoff up to FULFILMENT_MAX_ATTEMPTS, then the job is `failed` for staff (`jobs list --failed`). A job
+ * whose worker died stays pending and is due again when its lease runs out; stop() hands it back at once.
+ */
+export function createCourierWorker(deps: {
+  db: Db;
+  config: WorkerConfig;
+  log?: WorkerLog;
+  adapterFor?: (config: CourierConfig | null) => CourierAdapter;
+}) {
+  const { db, config } = deps;
+  const log = deps.log ?? { info() {}, warn() {}, error() {} };
+  const adapterFor = deps.adapterFor ?? courierAdapter;
+  const workerId = newId('wkr');
+  const aborter = new AbortController();
+  let running = false;
+  let timer: NodeJS.Timeout | undefined;
+  let loop: Promise<void> | null = null;
+
+  async function claim(): Promise<ClaimedJob | undefined> {
+    const rows = await db.query<ClaimedJob>(sql`
+      UPDATE jobs SET claimed_by = ${workerId}, attempts = attempts + 1, updated_at = now(),
+        run_at = now() + ${config.FULFILMENT_LEASE_MS} * interval '1 millisecond'
+      WHERE (company_id, id) = (
+        SELECT company_id, id FROM jobs WHERE status = 'pending' AND kind = 'book_courier' AND run_at <= now()
+        ORDER BY run_at LIMIT 1 FOR UPDATE SKIP LOCKED)
+      RETURNING company_id, id, order_id, attempts`);
+    return rows[0];
+  }
+
+  /** Marks the job done in the caller's transaction, only while this worker still holds it. */
+  async function finish(tx: Db, job: ClaimedJob, note: string | null): Promise<void> {
+    const rows = await tx.query(sql`
+      UPDATE jobs SET status = 'done', last_error = ${note}, claimed_by = NULL, updated_at = now()
+      WHERE company_id = ${job.company_id} AND id = ${job.id} AND claimed_by = ${workerId} AND status = 'pending' RETURNING id`);
+    if (rows.length === 0) throw new Error(`job ${job.id} was taken over by another worker (lease ran out)`);
+  }
+
+  async function book(job: ClaimedJob): Promise<string> {
+    const { company_id: companyId, order_id: orderId } = job;
+    const order = await readOrder(db, companyId, orderId);
+    const skip = async (why: string) => {
+      await db.tx((tx) => finish(tx, job, `skipped: ${why}`));
+      throw new Skip(why);
+    };
+    if (!order) return skip('order not found');
+    if (order.status !== 'confirmed' && order.status !== 'packed') return skip(`order is ${order.status}`);
+    if (!order.delivery_address) return skip('order has no delivery address');
+    if (await findShipment(db, companyId, orderId)) return skip('order already has a shipment');
+
+    const courierConfig = (await findCourierConfig(db, companyId)) ?? null;
+    const adapter = adapterFor(courierConfig);
+    const [lines, customer] = await Promise.all([findBookingLines(db, companyId, orderId), findCustomerContact(db, companyId, order.customer_id)]);
+    const signal = AbortSignal.any([aborter.signal, AbortSignal.timeout(config.COURIER_TIMEOUT_MS)]);
+    const booking = await adapter.book(
+      {
+        orderNumber: order.order_number,
+        orderDate: order.created_at,
+        payment: order.payment,
+        amount: money(order.amount),
+        customerName: customer.name,
+        customerPhone: customer.phone_e164,
+        address: order.delivery_address,
+        items: lines.map((l) => ({ sku: l.sku, name: l.name, quantity: l.quantity, unitPrice: l.unit_price })),
+      },
+      signal,
+    );
+    await db.tx(async (tx) => {
+      await lockOrder(tx, companyId, orderId);
+      const id = newId('shp');
+      const inserted = booking
+        ? await insertShipment(tx, companyId, {
+            id,
+            orderId,
+            adapter: adapter.name,
+            courier: booking.courier,
+            awb: booking.awb,
+            status: 'booked',
+            trackingUrl: adapter.trackingUrl(booking.awb),
+            courierOrderId: booking.courierOrderId,
+            courierShipmentId: booking.courierShipmentId,
+          })
+        : // manual: nothing is booked; the shipment waits for staff to enter AWB and courier
+          await insertShipment(tx, companyId, { id, orderId, adapter: adapter.name, courier: null, awb: null, status: 'pending', trackingUrl: null });
+      if (inserted) {
+        await insertShipmentEvent(tx, companyId, { id: newId('sev'), shipmentId: id, status: booking ? 'booked' : 'pending', source: 'worker', note: booking ? null : 'waiting for staff to book (manual courier)' });
+      }
+      await finish(tx, job, null);
+    });
+    return booking ? `booked ${booking.awb}` : 'left pending for staff (manual courier)';
+  }
+
+  async function fail(job: ClaimedJob, err: unknown): Promise<void> {
+    const message = (err instanceof Error ? err.message : String(err)).slice(0, 500);
+    if (aborter.signal.aborted) {
+      // Shutting down: hand the job back now (this attempt does not count) instead of waiting out the lease.
+      await db.query(sql`
+        UPDATE jobs SET run_at = now(), attempts = greatest(attempts - 1, 0), claimed_by = NULL, last_error = ${`interrupted: ${message}`}, updated_at = now()
+        WHERE company_id = ${job.company_id} AND id = ${job.id} AND claimed_by = ${workerId} AND status = 'pending'`);
+      return;
+    }
+    const permanent = err instanceof CourierError && !err.retryable;
+    const final = permanent || job.attempts >= config.FULFILMENT_MAX_ATTEMPTS;
+    const delay = backoffMs(config.FULFILMENT_RETRY_BASE_MS, job.attempts);
+    await db.query(sql`
+      UPDATE jobs SET status = ${final ? 'failed' : 'pending'}, last_error = ${message}, claimed_by = NULL, updated_at = now(),
+        run_at = now() + ${final ? 0 : delay} * interval '1 millisecond'
+      WHERE company_id = ${job.company_id} AND id = ${job.id} AND claimed_by = ${workerId} AND status = 'pending'`);
+    log[final ? 'error' : 'warn']({ job: job.id, order: job.order_id, attempts: job.attempts, err: message }, final ? 'courier booking failed; staff must act' : `courier booking failed; retrying in ${delay} ms`);
+  }
+
+  /** Claims and performs one due job; false when none was due. */
+  async function runOnce(): Promise<boolean> {
+    const job = await claim();
+    if (!job) return false;
+    try {
+      const outcome = await book(job);
+      log.info({ job: job.id, order: job.order_id }, `courier booking: ${outcome}`);
+    } catch (err) {
+      if (err instanceof Skip) log.info({ job: job.id, order: job.order_id }, `courier booking skipped: ${err.message}`);
+      else await fail(job, err);
+    }
+    return true;
+  }
+
+  async function drain(): Promise<void> {
+    while (running) {
+      try {
+        if (!(await runOnce())) return;
+      } catch (err) {
+        log.error({ err: err instanceof Error ? err.message : String(err) }, 'courier worker: poll failed');
+        return;
+      }
+    }
+  }
+
+  function schedule(ms: number): void {
+    timer = setTimeout(() => {
+      loop = drain().finally(() => {
+        loop = null;
+        if (running) schedule(config.FULFILMENT_POLL_MS);
+      });
+    }, ms);
+  }
+
+  return {
+    id: workerId,
+    runOnce,
+    start(): void {
+      if (running || aborter.signal.aborted) return;
+      running = true;
+      schedule(0);
+    },
+    /** Stops polling, aborts a courier call in flight (its job is handed back) and waits for the loop to end. */
+    async stop(): Promise<void> {
+      running = false;
+      clearTimeout(timer);
+      aborter.abort(new Error('worker stopping'));
+      await loop;
+    },
+  };
+}
+
+export type CourierWorker = ReturnType<typeof createCourierWorker>;
