@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
-import { AppError, errorBody, validationError } from '../lib/errors.js';
+import { AppError, errorBody, inputRefusedByDatabase, validationError } from '../lib/errors.js';
 import { fieldPath } from '../lib/validation.js';
 
 const CONTEXT_ROOT: Record<string, string> = { body: '(body)', querystring: '(query)', params: '(path)', headers: '(headers)' };
@@ -33,6 +33,8 @@ export function toAppError(err: FastifyError | AppError | Error, bodyLimit?: num
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return validationError([{ path: '(headers).content-length', message: 'does not match the body' }]);
   }
+  const refused = inputRefusedByDatabase(err);
+  if (refused) return refused;
   const status = (err as FastifyError).statusCode;
   if (status === 429) return new AppError('rate_limited', err.message);
   if (status && status >= 400 && status < 500) return validationError([{ path: '(request)', message: err.message }], err.message);

@@ -76,3 +76,13 @@ export const validationError = (details: FieldIssue[], message?: string) =>
   );
 
 export const notFound = (message: string, details?: unknown) => new AppError('not_found', message, details);
+
+/**
+ * PostgreSQL refuses a NUL character in text (22021) and in JSON (22P05): that is the caller's input,
+ * not a server fault, so it is a 400 rather than a 500 (found by the hostile-input tests).
+ */
+export function inputRefusedByDatabase(err: unknown): AppError | undefined {
+  const code = (err as { code?: unknown } | null)?.code;
+  if (code !== '22021' && code !== '22P05') return undefined;
+  return validationError([{ path: '(request)', message: 'text must not contain NUL (\\u0000) characters' }]);
+}

@@ -1,7 +1,7 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { AppError, errorBody, type ErrorBody } from '../lib/errors.js';
+import { AppError, errorBody, inputRefusedByDatabase, type ErrorBody } from '../lib/errors.js';
 import { toValidationError } from '../lib/validation.js';
 import { TOOLS, type ToolContext, type ToolDefinition } from './tools.js';
 
@@ -43,6 +43,8 @@ export async function callTool(ctx: ToolContext, name: string, args: unknown, lo
     return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result };
   } catch (err) {
     if (err instanceof AppError) return errorResult(err.toBody());
+    const refused = inputRefusedByDatabase(err);
+    if (refused) return errorResult(refused.toBody());
     logFailure(err, name);
     return errorResult(errorBody('internal', 'internal error; it is safe to retry (place_order with the same external_reference)'));
   }
