@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Booking, BookingRequest, CourierAdapter, ShipmentStatus } from './types.js';
 import { CourierError } from './types.js';
 
@@ -35,7 +36,8 @@ export function mapShiprocketStatus(text: string): ShipmentStatus | null {
  */
 export function createShiprocketAdapter(settings: ShiprocketSettings): CourierAdapter {
   const base = settings.baseUrl.replace(/\/+$/, '');
-  const cacheKey = `${base}|${settings.email}`;
+  // New credentials mean a new login: the key holds a hash of the password, never the password.
+  const cacheKey = `${base}|${settings.email}|${createHash('sha256').update(settings.password).digest('hex')}`;
 
   async function call(path: string, init: { method: string; body?: unknown; token?: string }, signal: AbortSignal): Promise<any> {
     let res: Response;
