@@ -1,0 +1,189 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildTestApp, type TestApp } from '../helpers/app.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { createCompanyWithKey } from '../helpers/fixtures.js';
+import { signPath } from '../../src/lib/signing.js';
+import { BASE } from './world.js';
+
+/** Signed photo links under attack, header injection, oversized headers and bodies. */
+let testDb: TestDatabase;
+let ctx: TestApp;
+let root: string;
+let port: number;
+let headers: Record<string, string>;
+const SECRET_TEXT = 'TOP-SECRET-OUTSIDE-MEDIA';
+const PHOTO = 'JPEGDATA';
+
+beforeAll(async () => {
+  root = mkdtempSync(join(tmpdir(), 'media-sec-'));
+  mkdirSync(join(root, 'media', 'co_1'), { recursive: true });
+  writeFileSync(join(root, 'media', 'co_1', 'photo.jpg'), PHOTO);
+  writeFileSync(join(root, 'secret.txt'), SECRET_TEXT);
+  writeFileSync(join(root, 'media', 'co_1', 'photo.jpg.txt'), SECRET_TEXT);
+  testDb = await createTestDatabase();
+  ctx = await buildTestApp(testDb.db, { MEDIA_DIR: join(root, 'media') });
+  await ctx.app.listen({ host: '127.0.0.1', port: 0 });
+  port = (ctx.app.server.address() as { port: number }).port;
+  headers = (await createCompanyWithKey(ctx.services)).headers;
+});
+afterAll(async () => {
+  await ctx?.app.close();
+  await testDb?.drop();
+  rmSync(root, { recursive: true, force: true });
+});
+
+/** Sends bytes as they are (no client-side normalisation of the path or headers) and returns the raw answer. */
+function raw(request: string | Buffer): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1');
+    const chunks: Buffer[] = [];
+    socket.on('data', (c) => chunks.push(c));
+    socket.on('end', () => resolve(Buffer.concat(chunks).toString('latin1')));
+    socket.on('error', (err) => (chunks.length ? resolve(Buffer.concat(chunks).toString('latin1')) : reject(err)));
+    socket.setTimeout(10_000, () => socket.destroy(new Error('no answer within 10 s')));
+    // write, not end: a half-closed client may have its connection closed before a slow answer
+    socket.write(request);
+  });
+}
+const statusOf = (response: string) => Number(/^HTTP\/1\.1 (\d{3})/.exec(response)?.[1]);
+const secretKey = () => ctx.config.SIGNING_SECRET!;
+const now = () => Math.floor(Date.now() / 1000);
+
+describe('signed photo links', () => {
+  it('a proper link serves the photo (so the refusals below are the signature or the path, not a broken route)', async () => {
+    const link = (await ctx.services.media.linker('')) ('co_1/photo.jpg');
+    const res = await ctx.app.inject({ url: link });
+    expect(res.statusCode).toBe(200);
+    expect(res.body).toBe(PHOTO);
+  });
+
+  it('path traversal, even with a valid signature for the hostile path: never the file outside, never 500', async () => {
+    const exp = now() + 300;
+    const hostile = [
+      '../secret.txt',
+      'co_1/../../secret.txt',
+      '%2e%2e/secret.txt',
+      'co_1/%2e%2e/%2e%2e/secret.txt',
+      '%2E%2E%2Fsecret.txt',
+      'co_1%2f..%2f..%2fsecret.txt',
+      '..%5csecret.txt',
+      '..\\secret.txt',
+      `${root}/secret.txt`,
+      `/${root}/secret.txt`,
+      '%2fetc%2fpasswd',
+      '/etc/passwd',
+      'co_1/photo.jpg%00.txt',
+      'co_1/photo.jpg\u0000.txt',
+      'co_1//photo.jpg',
+      './co_1/photo.jpg',
+      'C:/Windows/win.ini',
+      '%252e%252e/secret.txt',
+      'co_1/%c0%ae%c0%ae/secret.txt',
+    ];
+    for (const p of hostile) {
+      let decoded: string;
+      try {
+        decoded = decodeURIComponent(p);
+      } catch {
+        decoded = p;
+      }
+      for (const signedFor of [p, decoded]) {
+        const url = `/media/${p}?expires=${exp}&sig=${signPath(secretKey(), signedFor, exp)}`;
+        const res = await raw(`GET ${url.replace(/\u0000/g, '%00')} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+        const status = statusOf(res);
+        expect([400, 403, 404], `${p} → ${status} ${res.slice(0, 300)}`).toContain(status);
+        expect(res).not.toContain(SECRET_TEXT);
+      }
+    }
+  });
+
+  it('tampered links: altered sig, altered expires, expired, missing parts, another file with the same sig: 403', async () => {
+    const exp = now() + 300;
+    const good = signPath(secretKey(), 'co_1/photo.jpg', exp);
+    const flip = (s: string) => (s[0] === 'A' ? 'B' : 'A') + s.slice(1);
+    const past = now() - 10;
+    const cases = [
+      `/media/co_1/photo.jpg?expires=${exp}&sig=${flip(good)}`,
+      `/media/co_1/photo.jpg?expires=${exp + 1}&sig=${good}`,
+      `/media/co_1/photo.jpg?expires=${past}&sig=${signPath(secretKey(), 'co_1/photo.jpg', past)}`,
+      `/media/co_1/photo.jpg?expires=${exp}`,
+      `/media/co_1/photo.jpg?sig=${good}`,
+      `/media/co_1/photo.jpg`,
+      `/media/co_1/photo.jpg.txt?expires=${exp}&sig=${good}`,
+      `/media/co_1/photo.jpg?expires=${exp}&sig=${good}&sig=${good}`,
+      `/media/co_1/photo.jpg?expires=1e12&sig=${good}`,
+      `/media/co_1/photo.jpg?expires=-1&sig=${good}`,
+      `/media/co_1/photo.jpg?expires=${exp}&sig=${good.slice(0, 10)}`,
+      `/media/co_1/photo.jpg?expires=${exp}&sig=${'A'.repeat(5000)}`,
+      `/media/co_1/photo.jpg?expires=${'9'.repeat(400)}&sig=${good}`,
+      `/media/co_1/photo.jpg?expires=${exp}&sig=${good}%00`,
+    ];
+    for (const url of cases) {
+      const res = await ctx.app.inject({ url });
+      expect(res.statusCode, `${url} → ${res.statusCode}`).toBe(403);
+      expect(res.body).not.toContain(SECRET_TEXT);
+      expect(res.body).not.toContain(PHOTO);
+    }
+  });
+});
+
+describe('header injection and oversized headers', () => {
+  it('CR/LF or junk in X-Request-Id is never echoed: a fresh id is used and no header is injected', async () => {
+    for (const bad of ['abc%0d%0aSet-Cookie:%20a=b', 'abc\u2028x', 'a'.repeat(65), 'id with spaces', '<script>', '../../x']) {
+      const res = await ctx.app.inject({ url: '/healthz', headers: { 'x-request-id': bad } });
+      expect(res.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+      expect(res.headers['set-cookie']).toBeUndefined();
+    }
+    // a raw CR LF splits the request header itself: the server sees two headers, answers once, sets no cookie
+    const res = await raw('GET /healthz HTTP/1.1\r\nHost: x\r\nX-Request-Id: abc\r\nSet-Cookie: injected=1\r\nConnection: close\r\n\r\n');
+    expect(statusOf(res)).toBe(200);
+    expect(res.toLowerCase()).not.toContain('injected=1');
+    // a bare CR inside a header value is refused by Node's parser (400), not passed on
+    const cr = await raw('GET /healthz HTTP/1.1\r\nHost: x\r\nX-Request-Id: abc\rSet-Cookie: injected=1\r\nConnection: close\r\n\r\n');
+    expect([200, 400]).toContain(statusOf(cr));
+    expect(cr.toLowerCase()).not.toContain('set-cookie: injected');
+    // CR/LF in the API key header: 401 with the usual body, nothing echoed
+    const key = await raw(`GET ${BASE}/catalog/categories HTTP/1.1\r\nHost: x\r\nX-Api-Key: cok_x%0d%0aSet-Cookie:a\r\nConnection: close\r\n\r\n`);
+    expect(statusOf(key)).toBe(401);
+  });
+
+  it('headers over Node’s limit get 431 and the server keeps serving', async () => {
+    const big = 'x'.repeat(20_000);
+    const res = await raw(`GET ${BASE}/catalog/categories HTTP/1.1\r\nHost: x\r\nX-Api-Key: ${big}\r\nConnection: close\r\n\r\n`);
+    expect(statusOf(res)).toBe(431);
+    const many = Array.from({ length: 3000 }, (_, i) => `X-H${i}: v`).join('\r\n');
+    expect(statusOf(await raw(`GET /healthz HTTP/1.1\r\nHost: x\r\n${many}\r\nConnection: close\r\n\r\n`))).toBe(431);
+    const after = await fetch(`http://127.0.0.1:${port}/healthz`);
+    expect(after.status).toBe(200);
+  });
+});
+
+describe('oversized bodies', () => {
+  it('POST /orders over 32 KB and /mcp over 64 KB: 413 validation_failed; 5 MB: refused without buffering it all; server fine', async () => {
+    const order = (n: number) => JSON.stringify({ customer: { name: 'A', phone: '9876543210' }, items: [], external_reference: 'x', notes: 'x'.repeat(n) });
+    for (const [url, size] of [
+      [`${BASE}/orders`, 33 * 1024],
+      [`${BASE}/mcp`, 65 * 1024],
+      [`${BASE}/orders`, 5 * 1024 * 1024],
+    ] as const) {
+      const res = await fetch(`http://127.0.0.1:${port}${url}`, {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: order(size),
+      }).catch((err: Error) => ({ status: 0, err }));
+      // Fastify may answer 413 and close before the client finished sending 5 MB (then fetch sees a reset)
+      if (res.status !== 0) {
+        expect(res.status, url).toBe(413);
+        expect(((await (res as Response).json()) as any).error.code).toBe('validation_failed');
+      } else expect(size).toBeGreaterThan(1024 * 1024);
+    }
+    // a lying Content-Length
+    const lie = await raw(`POST ${BASE}/orders HTTP/1.1\r\nHost: x\r\nX-Api-Key: ${headers['x-api-key']}\r\nContent-Type: application/json\r\nContent-Length: 99999999\r\nConnection: close\r\n\r\n{}`);
+    expect([400, 413]).toContain(statusOf(lie));
+    expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+  });
+});
