@@ -1,0 +1,235 @@
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { registerCommands, type CommandContext } from '../cli/admin.js';
+import { printTable } from '../cli/output.js';
+import { COURIER_ADAPTERS, SHIPMENT_STATUSES, type AdapterName, type ShipmentStatus } from '../couriers/index.js';
+import { AppError, validationError } from '../lib/errors.js';
+import { Decimal } from '../lib/money.js';
+import { draftOrderBody, ORDER_TARGETS, type OrderTarget } from './lifecycle.service.js';
+
+type Flags = Record<string, { type: 'string' | 'boolean'; multiple?: boolean }>;
+
+function parse(args: string[], flags: Flags, positionals: string[]) {
+  const { values, positionals: pos } = parseArgs({ args, options: { ...flags, company: { type: 'string' }, json: { type: 'boolean' } }, allowPositionals: true, strict: true });
+  if (pos.length > positionals.length) throw usage(`unexpected argument "${pos[positionals.length]}"`);
+  const missing = positionals.slice(pos.length);
+  if (missing.length) throw usage(`missing ${missing.map((m) => `<${m}>`).join(' ')}`);
+  return { values: values as Record<string, string | boolean | string[] | undefined>, pos };
+}
+
+const usage = (message: string) => new AppError('validation_failed', message);
+
+async function companyId(ctx: CommandContext, values: Record<string, unknown>, required = true): Promise<string | undefined> {
+  if (typeof values.company !== 'string') {
+    if (required) throw usage('--company <id|slug> is required');
+    return undefined;
+  }
+  return (await ctx.services.companies.get(values.company)).id;
+}
+
+type View = Awaited<ReturnType<CommandContext['services']['fulfilment']['view']>>;
+
+function showOrder(ctx: CommandContext, v: View): void {
+  if (ctx.json) return ctx.out(JSON.stringify(v, null, 2));
+  const row = {
+    order: v.order_number,
+    status: v.order_status,
+    amount: v.amount,
+    payment: v.payment,
+    shipment: v.shipment ? `${v.shipment.status}${v.shipment.awb ? ` ${v.shipment.awb}` : ''}${v.shipment.courier ? ` (${v.shipment.courier})` : ''}` : null,
+    invoice: v.invoice ? `${v.invoice.invoice_number} ${v.invoice.payment_status}, due ${v.invoice.amount_due}` : null,
+  };
+  ctx.out(printTable([row], Object.keys(row).map((k) => ({ key: k, title: k.toUpperCase() }))));
+}
+
+const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
+
+const commands: Parameters<typeof registerCommands>[0] = {
+  'order show': {
+    usage: 'order show <ref> --company <id|slug>',
+    summary: 'an order with its shipment and invoice (drafts included)',
+    async run(args, ctx) {
+      const { values, pos } = parse(args, {}, ['ref']);
+      showOrder(ctx, await ctx.services.fulfilment.view((await companyId(ctx, values))!, pos[0]));
+    },
+  },
+  'order move': {
+    usage: `order move <ref> <${ORDER_TARGETS.join('|')}> --company <id|slug>`,
+    summary: 'move an order (stock: cancel releases, ship converts, return puts back; shipping issues the invoice)',
+    async run(args, ctx) {
+      const { values, pos } = parse(args, {}, ['ref', 'status']);
+      if (!(ORDER_TARGETS as readonly string[]).includes(pos[1])) throw usage(`status must be one of ${ORDER_TARGETS.join(', ')}`);
+      showOrder(ctx, await ctx.services.fulfilment.move((await companyId(ctx, values))!, pos[0], pos[1] as OrderTarget));
+    },
+  },
+  'order confirm': {
+    usage: 'order confirm <ref> --company <id|slug>',
+    summary: 'confirm a draft: reserves stock under the same rules as POST /orders',
+    async run(args, ctx) {
+      const { values, pos } = parse(args, {}, ['ref']);
+      showOrder(ctx, await ctx.services.fulfilment.confirm((await companyId(ctx, values))!, pos[0]));
+    },
+  },
+  'order draft create': {
+    usage: 'order draft create --company <id|slug> (--file <order.json> | --name <n> --phone <p> --item <sku:qty>... [--payment cod|prepaid] [--line1 … --city … --pincode … --state …])',
+    summary: 'create a draft order (no stock reserved, invisible to the API until confirmed)',
+    async run(args, ctx) {
+      const { values } = parse(
+        args,
+        {
+          file: { type: 'string' },
+          name: { type: 'string' },
+          phone: { type: 'string' },
+          item: { type: 'string', multiple: true },
+          payment: { type: 'string' },
+          reference: { type: 'string' },
+          line1: { type: 'string' },
+          line2: { type: 'string' },
+          city: { type: 'string' },
+          pincode: { type: 'string' },
+          state: { type: 'string' },
+        },
+        [],
+      );
+      let input: unknown;
+      if (typeof values.file === 'string') {
+        try {
+          input = JSON.parse(readFileSync(values.file, 'utf8'));
+        } catch (err) {
+          throw usage(`cannot read ${values.file} as JSON: ${(err as Error).message}`);
+        }
+      } else {
+        const items = ((values.item as string[] | undefined) ?? []).map((i) => {
+          const at = i.lastIndexOf(':');
+          return at > 0 ? { product_id: i.slice(0, at), quantity: i.slice(at + 1) } : { product_id: i, quantity: '1' };
+        });
+        input = {
+          customer: { name: values.name, phone: values.phone },
+          items,
+          payment: values.payment,
+          external_reference: values.reference,
+          delivery_address: values.line1 ? { line1: values.line1, line2: values.line2, city: values.city, pincode: values.pincode, state: values.state } : undefined,
+        };
+      }
+      const parsed = draftOrderBody.safeParse(input);
+      if (!parsed.success) throw validationError(parsed.error.issues.map((i) => ({ path: i.path.join('.') || '(order)', message: i.message })));
+      showOrder(ctx, await ctx.services.fulfilment.createDraft((await companyId(ctx, values))!, parsed.data));
+    },
+  },
+  'order address': {
+    usage: 'order address <ref> --company <id|slug> --line1 <…> --city <…> --pincode <NNNNNN> [--line2 …] [--state …] [--name …] [--phone …]',
+    summary: 'set the delivery address of an order not yet with a courier (queues a booking when automatic booking is on)',
+    async run(args, ctx) {
+      const f = { type: 'string' } as const;
+      const { values, pos } = parse(args, { line1: f, line2: f, city: f, pincode: f, state: f, name: f, phone: f }, ['ref']);
+      const v = await ctx.services.fulfilment.setAddress((await companyId(ctx, values))!, pos[0], {
+        line1: values.line1 ?? '',
+        line2: values.line2,
+        city: values.city ?? '',
+        pincode: values.pincode ?? '',
+        state: values.state,
+        name: values.name,
+        phone: values.phone,
+      });
+      if (ctx.json) ctx.out(JSON.stringify(v, null, 2));
+      else {
+        showOrder(ctx, v);
+        if (v.booking_enqueued) ctx.out('courier booking queued');
+      }
+    },
+  },
+  'order book': {
+    usage: 'order book <ref> --company <id|slug>',
+    summary: 'queue a courier booking now (also when automatic booking is off)',
+    async run(args, ctx) {
+      const { values, pos } = parse(args, {}, ['ref']);
+      showOrder(ctx, await ctx.services.fulfilment.requestBooking((await companyId(ctx, values))!, pos[0]));
+    },
+  },
+  'order ship': {
+    usage: 'order ship <ref> --company <id|slug> [--awb <awb>] [--courier <name>] [--tracking-url <url>]',
+    summary: 'ship an order by hand (manual courier): records AWB and courier, converts stock, issues the invoice',
+    async run(args, ctx) {
+      const { values, pos } = parse(args, { awb: { type: 'string' }, courier: { type: 'string' }, 'tracking-url': { type: 'string' } }, ['ref']);
+      const url = str(values['tracking-url']);
+      if (url && !/^https?:\/\/\S+$/.test(url)) throw usage('--tracking-url must be an http(s) URL');
+      showOrder(ctx, await ctx.services.fulfilment.ship((await companyId(ctx, values))!, pos[0], { awb: str(values.awb), courier: str(values.courier), trackingUrl: url }));
+    },
+  },
+  'order track': {
+    usage: `order track <ref|awb> <${SHIPMENT_STATUSES.join('|')}> --company <id|slug> [--cod-collected] [--cod-amount <amount>]`,
+    summary: 'record a tracking update (delivered marks the order delivered; --cod-collected records the cash)',
+    async run(args, ctx) {
+      const { values, pos } = parse(args, { 'cod-collected': { type: 'boolean' }, 'cod-amount': { type: 'string' }, note: { type: 'string' } }, ['ref', 'status']);
+      if (!(SHIPMENT_STATUSES as readonly string[]).includes(pos[1])) throw usage(`status must be one of ${SHIPMENT_STATUSES.join(', ')}`);
+      const amount = str(values['cod-amount']);
+      if (amount !== undefined && !/^\d{1,12}(\.\d{1,2})?$/.test(amount)) throw usage('--cod-amount must be an amount such as 499.00');
+      const company = (await companyId(ctx, values))!;
+      const byAwb = !(await ctx.services.fulfilment.view(company, pos[0]).catch(() => null));
+      const cod = amount !== undefined ? new Decimal(amount) : values['cod-collected'] === true ? true : undefined;
+      showOrder(
+        ctx,
+        await ctx.services.fulfilment.track(company, byAwb ? { awb: pos[0] } : { reference: pos[0] }, pos[1] as ShipmentStatus, { source: 'cli', codCollected: cod, note: str(values.note) }),
+      );
+    },
+  },
+  'invoice issue': {
+    usage: 'invoice issue <ref> --company <id|slug>',
+    summary: 'issue the invoice now (it is issued on shipping anyway); prepaid orders are paid on issue',
+    async run(args, ctx) {
+      const { values, pos } = parse(args, {}, ['ref']);
+      showOrder(ctx, await ctx.services.fulfilment.issueInvoice((await companyId(ctx, values))!, pos[0]));
+    },
+  },
+  'payment record': {
+    usage: 'payment record <ref> <amount> --company <id|slug> [--reference <text>]',
+    summary: 'record a payment against the invoice (partial allowed, never more than is owed)',
+    async run(args, ctx) {
+      const { values, pos } = parse(args, { reference: { type: 'string' } }, ['ref', 'amount']);
+      showOrder(ctx, await ctx.services.fulfilment.recordPayment((await companyId(ctx, values))!, pos[0], pos[1], str(values.reference) ?? null));
+    },
+  },
+  'courier configure': {
+    usage: `courier configure --company <id|slug> --adapter <${COURIER_ADAPTERS.join('|')}> [--base-url <url>] [--email <e>] [--password <p> | env COURIER_PASSWORD] [--pickup-location <name>] [--rotate-secret]`,
+    summary: "set a company's courier; the callback signing secret is printed when made (first time or --rotate-secret)",
+    async run(args, ctx) {
+      const f = { type: 'string' } as const;
+      const { values } = parse(args, { adapter: f, 'base-url': f, email: f, password: f, 'pickup-location': f, 'rotate-secret': { type: 'boolean' } }, []);
+      const adapter = str(values.adapter);
+      if (!adapter || !(COURIER_ADAPTERS as readonly string[]).includes(adapter)) throw usage(`--adapter must be one of ${COURIER_ADAPTERS.join(', ')}`);
+      const result = await ctx.services.fulfilment.configureCourier((await companyId(ctx, values))!, {
+        adapter: adapter as AdapterName,
+        baseUrl: str(values['base-url']),
+        email: str(values.email),
+        password: str(values.password) ?? process.env.COURIER_PASSWORD,
+        pickupLocation: str(values['pickup-location']),
+        rotateSecret: values['rotate-secret'] === true,
+      });
+      if (ctx.json) return ctx.out(JSON.stringify(result, null, 2));
+      const { callback_secret, ...shown } = result;
+      ctx.out(printTable([shown], Object.keys(shown).map((k) => ({ key: k, title: k.toUpperCase() }))));
+      if (callback_secret) ctx.out(`\nCallback signing secret (shown only now; give it to the courier for X-Courier-Signature):\n\n    ${callback_secret}\n`);
+    },
+  },
+  'jobs list': {
+    usage: 'jobs list [--company <id|slug>] [--failed]',
+    summary: 'courier-booking jobs, newest first (failed ones need staff)',
+    async run(args, ctx) {
+      const { values } = parse(args, { failed: { type: 'boolean' } }, []);
+      const jobs = await ctx.services.fulfilment.listJobs({ companyId: await companyId(ctx, values, false), failed: values.failed === true });
+      if (ctx.json) return ctx.out(JSON.stringify(jobs, null, 2));
+      ctx.out(printTable(jobs, ['id', 'order_number', 'kind', 'status', 'attempts', 'run_at', 'last_error'].map((k) => ({ key: k, title: k.toUpperCase() }))));
+    },
+  },
+  'jobs retry': {
+    usage: 'jobs retry <job id>',
+    summary: 'make a failed job due again (attempts start over)',
+    async run(args, ctx) {
+      const { pos } = parse(args, {}, ['id']);
+      const job = await ctx.services.fulfilment.retryJob(pos[0]);
+      ctx.out(ctx.json ? JSON.stringify(job, null, 2) : `job ${pos[0]} is pending again`);
+    },
+  },
+};
+
+registerCommands(commands);
