@@ -104,6 +104,12 @@ export function createPgDatabase(opts: PgOptions): Database {
   const runTx = async <T>(fn: (tx: Db) => Promise<T>): Promise<T> => {
     const client = await pool.connect();
     let broken = false;
+    // A checked-out client is not covered by pool.on('error'): a connection lost between two statements
+    // of this transaction would otherwise be an uncaught 'error' event and end the process.
+    const onError = () => {
+      broken = true;
+    };
+    client.on('error', onError);
     try {
       await client.query('BEGIN');
       const result = await fn(txOn(client));
@@ -117,6 +123,7 @@ export function createPgDatabase(opts: PgOptions): Database {
       }
       throw err;
     } finally {
+      client.off('error', onError);
       client.release(broken);
     }
   };
