@@ -19,11 +19,14 @@ export function toAppError(err: FastifyError | AppError | Error, bodyLimit?: num
   const code = (err as FastifyError).code;
   switch (code) {
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
-      return validationError([{ path: '(body)', message: `malformed JSON: ${err.message.replace(/^Body is not valid JSON but content-type is set to 'application\/json'$/, 'not valid JSON')}` }], 'request body is not valid JSON');
+      return validationError(
+        [{ path: '(body)', message: 'not valid JSON; check quotes, commas and brackets' }],
+        'request body is not valid JSON; check quotes, commas and brackets',
+      );
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return validationError([{ path: '(body)', message: 'body is empty; send a JSON object' }], 'request body is empty');
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new AppError('payload_too_large', `request body is larger than the ${bodyLimit ? `${Math.floor(bodyLimit / 1024)} KB` : 'allowed'} limit`, [
+      return new AppError('payload_too_large', `request body is larger than the ${bodyLimit ? `${Math.floor(bodyLimit / 1024)} KB` : 'allowed'} limit; send fewer items or shorter notes`, [
         { path: '(body)', message: 'too large' },
       ]);
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
@@ -51,6 +54,6 @@ export function registerErrorHandling(app: FastifyInstance): void {
   });
 
   app.setNotFoundHandler((req, reply) => {
-    reply.status(404).send(errorBody('not_found', `no route ${req.method} ${req.url.split('?')[0]}`));
+    reply.status(404).send(errorBody('not_found', `no route ${req.method} ${req.url.split('?')[0]}; check the method and the path (the endpoints are listed at <base path>/docs)`));
   });
 }

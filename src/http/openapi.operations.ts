@@ -106,14 +106,20 @@ export const OPERATIONS: Record<string, OperationDoc> = {
       400: {
         error: {
           code: 'validation_failed',
-          message: '2 fields are invalid; see details',
+          message: '2 fields are invalid: customer.phone: must be at least 7 characters; items[0].quantity: must be a number greater than 0 with at most 3 decimals, e.g. 2 or "2.5"',
           details: [
             { path: 'customer.phone', message: 'must be at least 7 characters' },
             { path: 'items[0].quantity', message: 'must be a number greater than 0 with at most 3 decimals, e.g. 2 or "2.5"' },
           ],
         },
       },
-      404: { error: { code: 'not_found', message: 'item not found or not for sale: NO-SUCH-SKU', details: ['NO-SUCH-SKU'] } },
+      404: {
+        error: {
+          code: 'not_found',
+          message: "item not found or not for sale: NO-SUCH-SKU; send a variant's sku (or variant_id or barcode) from GET /catalog/products",
+          details: ['NO-SUCH-SKU'],
+        },
+      },
       409: {
         error: {
           code: 'insufficient_stock',

@@ -68,12 +68,14 @@ export function errorBody(kind: ErrorKind, message: string, details?: unknown): 
   return { error };
 }
 
-export const validationError = (details: FieldIssue[], message?: string) =>
-  new AppError(
-    'validation_failed',
-    message ?? (details.length === 1 ? `${details[0].path}: ${details[0].message}` : `${details.length} fields are invalid; see details`),
-    details,
-  );
+/** The first few problems in words, so a person reading only the message knows what to fix. */
+function summarise(details: FieldIssue[]): string {
+  if (details.length === 1) return `${details[0].path}: ${details[0].message}`;
+  const shown = details.slice(0, 3).map((d) => `${d.path}: ${d.message}`).join('; ');
+  return `${details.length} fields are invalid: ${shown}${details.length > 3 ? `; and ${details.length - 3} more in details` : ''}`;
+}
+
+export const validationError = (details: FieldIssue[], message?: string) => new AppError('validation_failed', message ?? summarise(details), details);
 
 export const notFound = (message: string, details?: unknown) => new AppError('not_found', message, details);
 

@@ -7,10 +7,13 @@ import { resolveDeliveryState } from '../lib/pincode.js';
 export const MAX_QUANTITY = 1_000_000;
 export const MAX_ITEMS = 50;
 
+/** "required; send X" when the field is absent, "must be X" when it has the wrong type. */
+export const requiredAs = (what: string) => (issue: { input?: unknown }) => (issue.input === undefined ? `required; send ${what}` : `must be ${what}`);
+
 /** Required text: trimmed, then 1..max characters (all-whitespace is empty, so refused). */
 const requiredText = (max: number) =>
   z
-    .string({ error: 'required; send a string' })
+    .string({ error: requiredAs('a string') })
     .trim()
     .min(1, 'must not be empty')
     .max(max, `must be at most ${max} characters`);
@@ -25,7 +28,7 @@ const optionalText = (max: number) =>
 
 /** A phone as sent: 7–20 characters, then it must normalise to a reachable mobile number (E.164). */
 export const phoneInput = z
-  .string({ error: 'required; send a mobile number as a string' })
+  .string({ error: requiredAs('a mobile number as a string, e.g. "98765 43210"') })
   .trim()
   .min(7, 'must be at least 7 characters')
   .max(20, 'must be at most 20 characters')
@@ -90,12 +93,12 @@ export const deliveryAddressInput = z
     line2: optionalText(200),
     city: requiredText(80),
     pincode: z
-      .string({ error: 'required; send the 6-digit PIN code as a string' })
+      .string({ error: requiredAs('the 6-digit PIN code as a string, e.g. "560038"') })
       .trim()
       .regex(/^\d{6}$/, 'must be a 6-digit Indian PIN code, e.g. "560038"'),
     state: optionalText(80),
     phone: optionalPhone,
-  })
+  }, { error: requiredAs('an object { line1, city, pincode }') })
   .superRefine((a, ctx) => {
     // The PIN decides the state; a shared PIN needs the state named, a contradicting one is refused.
     if (!/^\d{6}$/.test(a.pincode) || (a.state?.length ?? 0) > 80) return;
@@ -108,12 +111,12 @@ export const deliveryAddressInput = z
 
 export const orderItemInput = z.object({
   product_id: z
-    .string({ error: 'required; send the variant SKU, variant_id or barcode as a string' })
+    .string({ error: requiredAs("a variant's sku, variant_id or barcode as a string") })
     .trim()
     .min(1, 'must not be empty')
     .max(64, 'must be at most 64 characters'),
   quantity: quantityInput,
-});
+}, { error: requiredAs('an object { product_id, quantity }') });
 
 /** POST /orders body; also the `place_order` tool's parameters. Unknown fields (prices too) are dropped. */
 export const placeOrderBody = z.object(
@@ -124,10 +127,10 @@ export const placeOrderBody = z.object(
         phone: phoneInput,
         email: emailInput,
       },
-      { error: 'required; send { name, phone }' },
+      { error: requiredAs('an object { name, phone }') },
     ),
     items: z
-      .array(orderItemInput, { error: 'required; send a list of { product_id, quantity }' })
+      .array(orderItemInput, { error: requiredAs('a list of { product_id, quantity }') })
       .min(1, 'must list at least 1 item')
       .max(MAX_ITEMS, `must list at most ${MAX_ITEMS} items`),
     external_reference: requiredText(100),
@@ -136,7 +139,7 @@ export const placeOrderBody = z.object(
     payment: z.enum(['cod', 'prepaid'], { error: 'must be "cod" or "prepaid"' }).default('prepaid'),
     payment_reference: optionalText(100),
   },
-  { error: 'send a JSON object' },
+  { error: 'must be a JSON object { customer, items, external_reference }' },
 );
 
 export type PlaceOrderBody = z.output<typeof placeOrderBody>;

@@ -100,7 +100,10 @@ export function resolveLines(items: PlaceOrderBody['items'], variants: VariantRo
       });
   }
   if (missing.length > 0) {
-    throw notFound(`${missing.length === 1 ? 'item' : 'items'} not found or not for sale: ${missing.join(', ')}`, missing);
+    throw notFound(
+      `${missing.length === 1 ? 'item' : 'items'} not found or not for sale: ${missing.join(', ')}; send a variant's sku (or variant_id or barcode) from GET /catalog/products`,
+      missing,
+    );
   }
   for (const line of lines.values()) {
     line.quantity = qty(line.quantityDec);
@@ -197,7 +200,7 @@ export function createOrderService({ db, clock = () => new Date() }: { db: Db; c
 
     /** GET /orders/{reference}: by number, id or external_reference; with a phone, only that customer's order. */
     async lookup(tenant: Tenant, reference: string, phone?: string): Promise<OrderLookup> {
-      const unknown = () => notFound(`no order "${reference}" in this company`);
+      const unknown = () => notFound(`no order "${reference}" in this company; look it up by order number, order_id or your external_reference`);
       let phoneE164: string | null = null;
       if (phone !== undefined) {
         // An unusable phone matches no customer: the same 404, so the order's existence is not revealed.
