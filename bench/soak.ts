@@ -1,0 +1,96 @@
+/**
+ * npm run soak [-- --orders 5000 --clients 50 --instances 2 --hot 5 --cold 495 --hot-stock 200 --keep]
+ *
+ * Thousands of orders from many parallel HTTP clients against listening instances of the app (two or more
+ * share one PostgreSQL and, with REDIS_URL, one Redis), mixed with browse, detail and lookup traffic; then
+ * the audit of bench/soak-run.ts. Uses a fresh database on the server of SOAK_DATABASE_URL / DATABASE_URL
+ * (default postgres://postgres@127.0.0.1:5432/postgres), dropped at the end unless --keep. Exit code 1
+ * when the audit finds anything.
+ */
+import { parseArgs } from 'node:util';
+import type { AddressInfo } from 'node:net';
+import pg from 'pg';
+import type { Redis } from 'ioredis';
+import { buildApp } from '../src/app.js';
+import { openRedis } from '../src/boot.js';
+import { configSchema } from '../src/config.js';
+import { createPgDatabase, type Database } from '../src/db/client.js';
+import { migrate } from '../src/db/migrate.js';
+import { createServices } from '../src/services.js';
+import { runSoak, seedSoakCompany } from './soak-run.js';
+
+const { values: args } = parseArgs({
+  options: {
+    orders: { type: 'string', default: '5000' },
+    clients: { type: 'string', default: '50' },
+    instances: { type: 'string', default: '1' },
+    hot: { type: 'string', default: '5' },
+    cold: { type: 'string', default: '495' },
+    'hot-stock': { type: 'string', default: '200' },
+    keep: { type: 'boolean', default: false },
+  },
+});
+
+const serverUrl = process.env.SOAK_DATABASE_URL ?? process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const name = `commerce_soak_${Date.now()}`;
+const dbUrl = (() => {
+  const u = new URL(serverUrl);
+  u.pathname = `/${name}`;
+  return u.toString();
+})();
+
+async function admin(sqlText: string) {
+  const c = new pg.Client({ connectionString: serverUrl });
+  await c.connect();
+  try {
+    await c.query(sqlText);
+  } finally {
+    await c.end();
+  }
+}
+
+async function main() {
+  const instances = Number(args.instances);
+  console.log(`soak: ${args.orders} orders, ${args.clients} clients, ${instances} instance(s), database ${name}${process.env.REDIS_URL ? `, Redis ${process.env.REDIS_URL}` : ''}`);
+  await admin(`CREATE DATABASE "${name}"`);
+  const dbs: Database[] = [];
+  const redisClients: Redis[] = [];
+  const apps: Awaited<ReturnType<typeof buildApp>>[] = [];
+  try {
+    const config = configSchema.parse({ ...process.env, DATABASE_URL: dbUrl, SEED_DEMO: 'false', LOG_LEVEL: 'warn', RATE_LIMIT_MAX: '100000000', AUTH_FAILURE_LIMIT: '100000' });
+    const bases: string[] = [];
+    for (let i = 0; i < instances; i++) {
+      const db = createPgDatabase({ url: dbUrl, poolMax: config.DB_POOL_MAX, statementTimeoutMs: config.DB_STATEMENT_TIMEOUT_MS, connectTimeoutMs: config.DB_CONNECT_TIMEOUT_MS });
+      dbs.push(db);
+      if (i === 0) await migrate(db);
+      const redis = config.REDIS_URL ? await openRedis(config.REDIS_URL) : undefined;
+      if (redis) redisClients.push(redis);
+      const app = await buildApp({ config, db, redis, logger: { level: 'warn' } });
+      apps.push(app);
+      await app.listen({ host: '127.0.0.1', port: 0 });
+      bases.push(`http://127.0.0.1:${(app.server.address() as AddressInfo).port}${config.BASE_PATH}`);
+    }
+    const services = createServices({ db: dbs[0], config });
+    const seed = await seedSoakCompany(dbs[0], services, { hot: Number(args.hot), cold: Number(args.cold), hotStock: Number(args['hot-stock']) });
+    console.log(`instances: ${bases.join(', ')}; ${seed.hot.length} hot variants (${args['hot-stock']} units each), ${seed.cold.length} cold`);
+    const report = await runSoak(seed, { db: dbs[0], baseUrls: bases, orders: Number(args.orders), clients: Number(args.clients), log: console.log });
+    const { audit, problems, ...figures } = report;
+    console.log('\nfigures:', JSON.stringify(figures, null, 2));
+    console.log('audit totals:', JSON.stringify(audit.totals));
+    console.log(`audit: ${audit.stock.length} stock rows off, ${audit.partial.length} partial orders, ${audit.orphans.length} orphan reservations, ${audit.duplicates.length} duplicate references`);
+    if (problems.length) {
+      console.log(`\nPROBLEMS (${problems.length}):\n${problems.slice(0, 50).join('\n')}`);
+      process.exitCode = 1;
+    } else console.log('\nOK: nothing lost, oversold or duplicated');
+  } finally {
+    for (const app of apps) await app.close();
+    for (const db of dbs) await db.close();
+    for (const r of redisClients) r.disconnect();
+    if (!args.keep) await admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
