@@ -193,7 +193,10 @@ export async function runAdmin(argv: string[], out: (text: string) => void = (t)
   let db: Database | undefined;
   try {
     const config = loadConfig();
-    db = await openMigratedDatabase(config);
+    db = await openMigratedDatabase(config).catch((err: Error) => {
+      const where = config.DATABASE_URL ? 'the PostgreSQL server in DATABASE_URL' : `the embedded database in ${config.DATA_DIR}`;
+      throw new Error(`cannot open ${where}: ${err.message}`);
+    });
     const services = createServices({ db, config });
     await commands[name].run(rest, { db, services, json, out });
     return 0;
