@@ -27,6 +27,7 @@ async function main(): Promise<void> {
     demo
       ? `Demo company "${DEMO_SLUG}" created. Its API key, shown only this once:\n\n    ${demo.key}\n\n  Try: curl -H "X-API-KEY: ${demo.key}" ${baseUrl}/catalog/products`
       : `Demo key was printed on first start. A new one: npm run admin -- key create --company ${DEMO_SLUG}`,
+    `  Reference: ${baseUrl}/docs`,
     '',
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
