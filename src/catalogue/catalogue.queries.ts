@@ -2,10 +2,10 @@ import { sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../db/index.js';
 
 /**
- * A product is visible (browse, detail, counts) when it is active and has at least one active variant:
- * a product with nothing to order has no price_range to show.
+ * A product is shown (browse, detail, counts) when it is listed: active with at least one active variant
+ * (a product with nothing to order has no price_range). Triggers keep the flag (migration 0006).
  */
-const visible = sql`p.active AND EXISTS (SELECT 1 FROM variants av WHERE av.company_id = p.company_id AND av.product_id = p.id AND av.active)`;
+const visible = sql`p.listed`;
 
 /** LIKE pattern for one search word, with the LIKE metacharacters taken literally. */
 export function likeWord(word: string): string {
@@ -32,11 +32,12 @@ function filterSql(companyId: string, f: PageFilter): { where: SQL; shape: strin
   if (f.categoryIds) parts.push(sql`p.category_id = ANY(${sql.param(f.categoryIds)}::text[])`);
   if (f.brandIds) parts.push(sql`p.brand_id = ANY(${sql.param(f.brandIds)}::text[])`);
   if (f.inStock) {
+    // The one active ship-from location is looked up once (an InitPlan), not joined per product.
     parts.push(sql`EXISTS (
       SELECT 1 FROM variants sv
       JOIN stock_levels sl ON sl.company_id = sv.company_id AND sl.variant_id = sv.id
-      JOIN stock_locations loc ON loc.company_id = sl.company_id AND loc.id = sl.location_id AND loc.ships_orders AND loc.active
-      WHERE sv.company_id = p.company_id AND sv.product_id = p.id AND sv.active AND sl.on_hand - sl.reserved > 0)`);
+      WHERE sv.company_id = p.company_id AND sv.product_id = p.id AND sv.active AND sl.on_hand - sl.reserved > 0
+        AND sl.location_id = (SELECT loc.id FROM stock_locations loc WHERE loc.company_id = ${companyId} AND loc.ships_orders AND loc.active))`);
   }
   // The statement's text depends only on this shape, so it can be a named prepared statement.
   const shape = `w${f.words.length}${f.categoryIds ? 'c' : ''}${f.brandIds ? 'b' : ''}${f.inStock ? 'i' : ''}`;
@@ -169,7 +170,7 @@ export async function productsByIds(db: Db, companyId: string, ids: string[]): P
 export async function resolveProductRef(db: Db, companyId: string, ref: string): Promise<{ product_id: string; variant_id: string | null; visible: boolean } | undefined> {
   const rows = await db.query<{ product_id: string; variant_id: string | null; visible: boolean }>(
     sql`SELECT m.product_id, m.variant_id,
-               (${visible} AND (m.variant_id IS NULL OR mv.active)) AS visible
+               (p.listed AND (m.variant_id IS NULL OR mv.active)) AS visible
         FROM (
           SELECT id AS product_id, NULL::text AS variant_id, 1 AS rank FROM products WHERE company_id = ${companyId} AND id = ${ref}
           UNION ALL SELECT product_id, id, 2 FROM variants WHERE company_id = ${companyId} AND id = ${ref}
@@ -188,9 +189,11 @@ export async function resolveProductRef(db: Db, companyId: string, ref: string):
 
 export async function categoryEntries(db: Db, companyId: string) {
   return db.query<{ id: string; name: string; slug: string; parent_id: string | null; product_count: number }>(
-    sql`SELECT c.id, c.name, c.slug, c.parent_id,
-               (SELECT count(*) FROM products p WHERE p.company_id = c.company_id AND p.category_id = c.id AND ${visible})::int AS product_count
-        FROM categories c WHERE c.company_id = ${companyId}
+    sql`SELECT c.id, c.name, c.slug, c.parent_id, coalesce(n.count, 0)::int AS product_count
+        FROM categories c
+        LEFT JOIN (SELECT p.category_id, count(*) FROM products p WHERE p.company_id = ${companyId} AND ${visible} GROUP BY p.category_id) n
+          ON n.category_id = c.id
+        WHERE c.company_id = ${companyId}
         ORDER BY lower(c.name), c.id`,
     'catalogue_category_entries',
   );
@@ -198,9 +201,11 @@ export async function categoryEntries(db: Db, companyId: string) {
 
 export async function brandEntries(db: Db, companyId: string) {
   return db.query<{ id: string; name: string; slug: string; product_count: number }>(
-    sql`SELECT b.id, b.name, b.slug,
-               (SELECT count(*) FROM products p WHERE p.company_id = b.company_id AND p.brand_id = b.id AND ${visible})::int AS product_count
-        FROM brands b WHERE b.company_id = ${companyId}
+    sql`SELECT b.id, b.name, b.slug, coalesce(n.count, 0)::int AS product_count
+        FROM brands b
+        LEFT JOIN (SELECT p.brand_id, count(*) FROM products p WHERE p.company_id = ${companyId} AND ${visible} GROUP BY p.brand_id) n
+          ON n.brand_id = b.id
+        WHERE b.company_id = ${companyId}
         ORDER BY lower(b.name), b.id`,
     'catalogue_brand_entries',
   );

@@ -107,6 +107,14 @@ describe('GET /catalog/products/{id}', () => {
     const co = await seed();
     await ctx.db.query(sql`UPDATE variants SET active = false WHERE company_id = ${co.company.id} AND product_id = ${co.soap.productId}`);
     expect((await ctx.app.inject({ url: url(co.soap.productId), headers: co.headers })).statusCode).toBe(404);
+    const listed = async () => (await ctx.app.inject({ url: `${ctx.config.BASE_PATH}/catalog/products?search=neem`, headers: co.headers })).json().total;
+    expect(await listed()).toBe(0);
+    // a variant made active again brings the product back (the listed flag follows every write)
+    await ctx.db.query(sql`UPDATE variants SET active = true WHERE company_id = ${co.company.id} AND product_id = ${co.soap.productId}`);
+    expect(await listed()).toBe(1);
+    await ctx.db.query(sql`UPDATE products SET active = false WHERE company_id = ${co.company.id} AND id = ${co.soap.productId}`);
+    expect(await listed()).toBe(0);
+    expect((await ctx.app.inject({ url: url('SOAP'), headers: co.headers })).statusCode).toBe(404);
   });
 
   it("another company's product by id, SKU, variant id or barcode is 404", async () => {
