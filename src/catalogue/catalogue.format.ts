@@ -86,6 +86,9 @@ export const catalogueFile = z.object({
   products: z.array(productEntry).default([]),
 });
 
+/** The file with products left unparsed, so each product can be checked on its own (every problem reported). */
+export const catalogueSections = catalogueFile.extend({ products: z.array(z.unknown(), { error: 'must be an array of products' }).default([]) });
+
 export type CatalogueFile = z.output<typeof catalogueFile>;
 export type ProductEntry = z.output<typeof productEntry>;
 export type VariantEntry = z.output<typeof variantEntry>;

@@ -7,7 +7,7 @@ import type { Db } from '../db/index.js';
 import { validationError, type FieldIssue } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import { issuesToDetails } from '../lib/validation.js';
-import { catalogueFile, type CatalogueFile } from './catalogue.format.js';
+import { catalogueSections, productEntry, type CatalogueFile, type ProductEntry } from './catalogue.format.js';
 import { refreshSearchText } from './catalogue.queries.js';
 
 const PHOTO_TYPES = new Set(['.png', '.jpg', '.jpeg', '.webp', '.gif', '.svg', '.avif']);
@@ -41,11 +41,36 @@ interface PhotoCopy {
  */
 export function createCatalogueImportService({ db, mediaDir }: { db: Db; mediaDir: string }) {
   async function check(companyId: string, input: unknown, baseDir: string): Promise<{ file: CatalogueFile; photos: Map<string, PhotoCopy> }> {
-    const parsed = catalogueFile.safeParse(input);
-    if (!parsed.success) throw validationError(issuesToDetails(parsed.error.issues, '(file)'), 'the catalogue file has problems; nothing was changed');
-    const file = parsed.data;
     const problems: FieldIssue[] = [];
     const problem = (path: string, message: string) => problems.push({ path, message });
+    // Sections first, then each product on its own: a bad product does not hide the problems of the others.
+    const sections = catalogueSections.safeParse(input);
+    if (!sections.success) {
+      const top = sections.error.issues.filter((i) => i.path.length === 0 || (i.path[0] === 'products' && i.path.length === 1));
+      if (top.length) throw validationError(issuesToDetails(top, '(file)'), 'the catalogue file has problems; nothing was changed');
+      problems.push(...issuesToDetails(sections.error.issues, '(file)'));
+    }
+    const raw = input as Record<string, unknown>;
+    const section = <K extends 'locations' | 'categories' | 'brands'>(name: K): CatalogueFile[K] | undefined => {
+      const one = catalogueSections.shape[name].safeParse(raw[name]);
+      return one.success ? (one.data as CatalogueFile[K]) : undefined; // undefined: broken, its references are not checked
+    };
+    const fileLocations = section('locations');
+    const fileCategories = section('categories');
+    const fileBrands = section('brands');
+    const products: (ProductEntry | undefined)[] = (Array.isArray(raw.products) ? raw.products : []).map((entry, i) => {
+      const one = productEntry.safeParse(entry);
+      if (one.success) return one.data;
+      problems.push(...issuesToDetails(one.error.issues.map((is) => ({ ...is, path: ['products', i, ...is.path] }))));
+      return undefined;
+    });
+    const file: CatalogueFile = {
+      format: 'commerce-catalogue/1',
+      locations: fileLocations ?? [],
+      categories: fileCategories ?? [],
+      brands: fileBrands ?? [],
+      products: products.filter((p): p is ProductEntry => p !== undefined),
+    };
 
     const [dbCats, dbBrands, dbLocs, dbVariants] = await Promise.all([
       db.query<{ slug: string; parent: string | null }>(sql`SELECT c.slug, pc.slug AS parent FROM categories c
@@ -67,7 +92,12 @@ export function createCatalogueImportService({ db, mediaDir }: { db: Db; mediaDi
     firstSeen(file.locations, (l) => l.code, 'locations', 'code');
     firstSeen(file.categories, (c) => c.slug, 'categories', 'slug');
     firstSeen(file.brands, (b) => b.slug, 'brands', 'slug');
-    firstSeen(file.products, (p) => p.sku, 'products', 'sku');
+    const seenSku = new Map<string, number>();
+    products.forEach((p, i) => {
+      if (!p) return;
+      if (seenSku.has(p.sku)) problem(`products[${i}].sku`, `"${p.sku}" is already used by products[${seenSku.get(p.sku)}]`);
+      else seenSku.set(p.sku, i);
+    });
     const shipping = file.locations.flatMap((l, i) => (l.ships_orders ? [i] : []));
     for (const i of shipping.slice(1)) problem(`locations[${i}].ships_orders`, `only one location ships orders; locations[${shipping[0]}] already does`);
 
@@ -103,10 +133,11 @@ export function createCatalogueImportService({ db, mediaDir }: { db: Db; mediaDi
       photos.set(name, { source, target: `${companyId}/${hash}${ext}` });
     };
 
-    file.products.forEach((p, i) => {
+    products.forEach((p, i) => {
+      if (!p) return;
       const at = `products[${i}]`;
-      if (p.category && !parentOf.has(p.category)) problem(`${at}.category`, `no category with slug "${p.category}" in the file or the catalogue`);
-      if (p.brand && !brands.has(p.brand)) problem(`${at}.brand`, `no brand with slug "${p.brand}" in the file or the catalogue`);
+      if (p.category && fileCategories && !parentOf.has(p.category)) problem(`${at}.category`, `no category with slug "${p.category}" in the file or the catalogue`);
+      if (p.brand && fileBrands && !brands.has(p.brand)) problem(`${at}.brand`, `no brand with slug "${p.brand}" in the file or the catalogue`);
       p.photos.forEach((ph, k) => checkPhoto(`${at}.photos[${k}].file`, ph.file));
       p.variants.forEach((v, j) => {
         const vat = `${at}.variants[${j}]`;
@@ -122,7 +153,7 @@ export function createCatalogueImportService({ db, mediaDir }: { db: Db; mediaDi
         }
         if (v.mrp !== undefined && new Decimal(v.mrp).lt(v.selling_price)) problem(`${vat}.mrp`, `must be at least selling_price (${v.selling_price})`);
         for (const code of Object.keys(v.stock)) {
-          if (!locations.has(code)) problem(`${vat}.stock.${code}`, `no stock location with code "${code}" in the file or the catalogue`);
+          if (fileLocations && !locations.has(code)) problem(`${vat}.stock.${code}`, `no stock location with code "${code}" in the file or the catalogue`);
         }
         v.photos.forEach((ph, k) => checkPhoto(`${vat}.photos[${k}].file`, ph.file));
       });

@@ -133,6 +133,8 @@ describe('catalogue import', () => {
     bad.products[0].variants[0].selling_price = '12.345';
     bad.products[1].tax_rate = 'five';
     bad.products.push({ sku: 'X', name: 'No variants', tax_rate: '5', variants: [] });
+    bad.products.push({ sku: 'Y', name: 'Fine but for its brand', tax_rate: '5', brand: 'nobody', variants: [{ sku: 'Y1', selling_price: '1', stock: { MARS: '1' } }] });
+    bad.locations[1].kind = 'shop';
     let err: unknown;
     try {
       await ctx.services.catalogueImport.importCatalogue(co.company.id, bad, { baseDir: work });
@@ -145,8 +147,13 @@ describe('catalogue import', () => {
         { path: 'products[0].variants[0].selling_price', message: 'must be a decimal with up to 2 places' },
         expect.objectContaining({ path: 'products[1].tax_rate' }),
         { path: 'products[2].variants', message: 'a product needs at least one variant' },
+        // a broken product does not hide the reference problems of the others
+        { path: 'products[3].brand', message: 'no brand with slug "nobody" in the file or the catalogue' },
+        expect.objectContaining({ path: 'locations[1].kind' }),
       ]),
     );
+    // with the locations section broken, stock location references are not guessed at
+    expect(((err as AppError).details as { path: string }[]).map((d) => d.path)).not.toContain('products[3].variants[0].stock.MARS');
     expect(await counts(co.company.id)).toMatchObject({ products: 0, categories: 0, locations: 0 });
 
     // the file is well-formed but refers to things that do not exist, or contradicts itself
