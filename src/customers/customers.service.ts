@@ -9,9 +9,8 @@ import { orderStatusLabel } from '../orders/status-labels.js';
 import type { OrderSummary } from '../orders/orders.schemas.js';
 import type { Customer, CustomerLookupQuery } from './customers.schemas.js';
 import {
-  fillAddressIfNone,
   findCustomerByPhone,
-  insertCustomerIfNew,
+  upsertCustomer,
   recentOrders,
   type AddressFields,
   type CustomerRow,
@@ -57,14 +56,7 @@ export async function recogniseCustomer(
   companyId: string,
   input: { name: string; phoneE164: string; email: string | null; address: AddressFields | null },
 ): Promise<CustomerRow> {
-  const created = await insertCustomerIfNew(tx, companyId, { id: newId('cus'), ...input });
-  if (created) return created;
-  const existing = await findCustomerByPhone(tx, companyId, input.phoneE164);
-  if (!existing) throw new Error(`customer ${input.phoneE164} conflicted on insert but cannot be read`);
-  if (input.address && !existing.address_line1) {
-    return (await fillAddressIfNone(tx, companyId, existing.id, input.address)) ?? (await findCustomerByPhone(tx, companyId, input.phoneE164))!;
-  }
-  return existing;
+  return upsertCustomer(tx, companyId, { id: newId('cus'), ...input });
 }
 
 export function createCustomerService({ db }: { db: Db }) {

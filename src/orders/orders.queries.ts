@@ -15,11 +15,41 @@ export interface VariantRow {
 
 /** Variants whose SKU, id or barcode is one of `identifiers` (active or not; the caller decides). */
 export async function findVariantsByIdentifiers(db: Db, companyId: string, identifiers: string[]): Promise<VariantRow[]> {
-  const list = sql.join(identifiers.map((i) => sql`${i}`), sql`, `);
-  return db.query<VariantRow>(sql`
-    SELECT v.id, v.sku, v.barcode, v.name, p.name AS product_name, v.selling_price, p.tax_rate, (v.active AND p.active) AS for_sale
-    FROM variants v JOIN products p ON p.company_id = v.company_id AND p.id = v.product_id
-    WHERE v.company_id = ${companyId} AND (v.sku IN (${list}) OR v.id IN (${list}) OR v.barcode IN (${list}))`);
+  return db.query<VariantRow>(
+    sql`SELECT v.id, v.sku, v.barcode, v.name, p.name AS product_name, v.selling_price, p.tax_rate, (v.active AND p.active) AS for_sale
+        FROM variants v JOIN products p ON p.company_id = v.company_id AND p.id = v.product_id
+        WHERE v.company_id = ${companyId} AND (v.sku = ANY(${sql.param(identifiers)}::text[]) OR v.id = ANY(${sql.param(identifiers)}::text[]) OR v.barcode = ANY(${sql.param(identifiers)}::text[]))`,
+    'variants_by_identifiers',
+  );
+}
+
+export interface OrderPrelude {
+  /** the order already placed with this external_reference, if any */
+  existing_order_id: string | null;
+  /** the active ship-from location, if any */
+  location_id: string | null;
+  auto_courier_booking: boolean;
+  variants: VariantRow[];
+}
+
+/**
+ * Everything POST /orders reads before its transaction, in one round trip: the idempotency check, the
+ * ordered variants, the ship-from location and the company's booking flag. Numbers travel as text.
+ */
+export async function orderPrelude(db: Db, companyId: string, externalReference: string, identifiers: string[]): Promise<OrderPrelude> {
+  const rows = await db.query<OrderPrelude>(
+    sql`SELECT
+          (SELECT id FROM orders WHERE company_id = ${companyId} AND external_reference = ${externalReference}) AS existing_order_id,
+          (SELECT id FROM stock_locations WHERE company_id = ${companyId} AND ships_orders AND active) AS location_id,
+          coalesce((SELECT auto_courier_booking FROM companies WHERE id = ${companyId}), false) AS auto_courier_booking,
+          (SELECT coalesce(json_agg(json_build_object('id', v.id, 'sku', v.sku, 'barcode', v.barcode, 'name', v.name, 'product_name', p.name,
+                    'selling_price', v.selling_price::text, 'tax_rate', p.tax_rate::text, 'for_sale', v.active AND p.active)), '[]'::json)
+           FROM variants v JOIN products p ON p.company_id = v.company_id AND p.id = v.product_id
+           WHERE v.company_id = ${companyId}
+             AND (v.sku = ANY(${sql.param(identifiers)}::text[]) OR v.id = ANY(${sql.param(identifiers)}::text[]) OR v.barcode = ANY(${sql.param(identifiers)}::text[]))) AS variants`,
+    'order_prelude',
+  );
+  return rows[0];
 }
 
 export async function findOrderIdByExternalReference(db: Db, companyId: string, reference: string): Promise<string | undefined> {
@@ -60,19 +90,23 @@ export interface NewOrder {
 }
 
 /**
- * Inserts a confirmed order unless the company already has one with this external_reference. A concurrent
- * insert of the same reference waits here for the first transaction: its commit makes this a no-op
- * (returns false), its rollback lets this insert go ahead.
+ * Inserts a confirmed order unless the company already has one with this external_reference, and returns
+ * it (undefined when the reference was taken). A concurrent insert of the same reference waits here for
+ * the first transaction: its commit makes this a no-op, its rollback lets this insert go ahead.
  */
-export async function insertOrderUnlessDuplicate(db: Db, companyId: string, o: NewOrder): Promise<boolean> {
-  const rows = await db.query<{ id: string }>(sql`
-    INSERT INTO orders (company_id, id, order_number, external_reference, customer_id, status, payment, payment_reference, notes, amount, delivery_address, location_id)
-    VALUES (${companyId}, ${o.id}, 'ORD-' || nextval('order_number_seq'), ${o.externalReference}, ${o.customerId}, 'confirmed', ${o.payment},
-            ${o.paymentReference}, ${o.notes}, ${o.amount}::numeric, ${o.deliveryAddress === null ? null : JSON.stringify(o.deliveryAddress)}::jsonb, ${o.locationId})
-    ON CONFLICT (company_id, external_reference) DO NOTHING
-    RETURNING id`);
-  return rows.length === 1;
+export async function insertOrderUnlessDuplicate(db: Db, companyId: string, o: NewOrder): Promise<InsertedOrder | undefined> {
+  const rows = await db.query<InsertedOrder>(
+    sql`INSERT INTO orders (company_id, id, order_number, external_reference, customer_id, status, payment, payment_reference, notes, amount, delivery_address, location_id)
+        VALUES (${companyId}, ${o.id}, 'ORD-' || nextval('order_number_seq'), ${o.externalReference}, ${o.customerId}, 'confirmed', ${o.payment},
+                ${o.paymentReference}, ${o.notes}, ${o.amount}::numeric, ${o.deliveryAddress === null ? null : JSON.stringify(o.deliveryAddress)}::jsonb, ${o.locationId})
+        ON CONFLICT (company_id, external_reference) DO NOTHING
+        RETURNING id, order_number, status, amount, currency, created_at, external_reference, payment, delivery_address`,
+    'order_insert',
+  );
+  return rows[0];
 }
+
+export type InsertedOrder = Omit<OrderRow, 'customer_name' | 'customer_phone'>;
 
 export interface NewLine {
   variantId: string;
@@ -84,7 +118,11 @@ export interface NewLine {
   taxRate: string;
 }
 
-export async function insertOrderLines(db: Db, companyId: string, orderId: string, lines: NewLine[]): Promise<void> {
+/**
+ * Writes the order's lines and, when `bookingJobId` is given, the courier-booking job (transactional
+ * outbox; the fulfilment worker performs it), in one statement.
+ */
+export async function insertOrderLines(db: Db, companyId: string, orderId: string, lines: NewLine[], bookingJobId: string | null = null): Promise<void> {
   const values = sql.join(
     lines.map(
       (l, i) =>
@@ -92,8 +130,15 @@ export async function insertOrderLines(db: Db, companyId: string, orderId: strin
     ),
     sql`, `,
   );
+  const insertLines = sql`INSERT INTO order_lines (company_id, order_id, line_no, variant_id, sku, name, quantity, unit_price, line_total, tax_rate) VALUES ${values}`;
+  if (!bookingJobId) {
+    await db.query(insertLines);
+    return;
+  }
   await db.query(sql`
-    INSERT INTO order_lines (company_id, order_id, line_no, variant_id, sku, name, quantity, unit_price, line_total, tax_rate) VALUES ${values}`);
+    WITH lines AS (${insertLines})
+    INSERT INTO jobs (company_id, id, kind, order_id, status) VALUES (${companyId}, ${bookingJobId}, 'book_courier', ${orderId}, 'pending')
+    ON CONFLICT DO NOTHING`);
 }
 
 /** Records that a courier booking is due (transactional outbox; the fulfilment worker performs it). */

@@ -8,16 +8,13 @@ import { resolveDeliveryState } from '../lib/pincode.js';
 import { iso } from '../lib/time.js';
 import { addressOnFile, recogniseCustomer, type AddressFields } from '../customers/customers.service.js';
 import {
-  companyAutoCourierBooking,
   findOrderById,
   findOrderByReference,
   findOrderIdByExternalReference,
   findOrderLines,
-  findShipFromLocation,
-  findVariantsByIdentifiers,
-  insertCourierBookingJob,
   insertOrderLines,
   insertOrderUnlessDuplicate,
+  orderPrelude,
   type LineRow,
   type NewLine,
   type OrderRow,
@@ -41,6 +38,9 @@ export interface ResolvedLine extends NewLine {
 
 /** Thrown inside the transaction when the external_reference is taken: rolls back, then the original is returned. */
 class DuplicateOrder extends Error {}
+
+/** A line as written, shaped like one read back (so the response needs no second read). */
+const newLineOut = (l: NewLine): LineRow => ({ sku: l.sku, name: l.name, quantity: l.quantity, unit_price: l.unitPrice, line_total: l.lineTotal });
 
 const lineOut = (l: LineRow): OrderLine => ({
   sku: l.sku,
@@ -143,20 +143,20 @@ export function createOrderService({ db, clock = () => new Date() }: { db: Db; c
      */
     async place(tenant: Tenant, body: PlaceOrderBody): Promise<{ order: Order; duplicate: boolean }> {
       const companyId = tenant.companyId;
-      const existing = await findOrderIdByExternalReference(db, companyId, body.external_reference);
-      if (existing) return { order: await loadOrder(db, companyId, existing), duplicate: true };
+      const identifiers = [...new Set(body.items.map((i) => i.product_id))];
+      const prelude = await orderPrelude(db, companyId, body.external_reference, identifiers);
+      if (prelude.existing_order_id) return { order: await loadOrder(db, companyId, prelude.existing_order_id), duplicate: true };
 
       const phone = normalizePhone(body.customer.phone);
       if (!phone.ok) throw validationError([{ path: 'customer.phone', message: phone.message }]);
       const given = body.delivery_address ? deliveryAddress(body.delivery_address) : null;
-
-      const identifiers = [...new Set(body.items.map((i) => i.product_id))];
-      const lines = resolveLines(body.items, await findVariantsByIdentifiers(db, companyId, identifiers));
+      const lines = resolveLines(body.items, prelude.variants);
       const amount = lines.reduce((sum, l) => sum.plus(l.lineTotal), new Decimal(0));
       if (amount.gt(MAX_AMOUNT)) throw validationError([{ path: 'items', message: `the order total ${money(amount)} is larger than allowed` }]);
+      const locationId = prelude.location_id;
 
       try {
-        const orderId = await db.tx(async (tx) => {
+        const order = await db.tx(async (tx) => {
           const customer = await recogniseCustomer(tx, companyId, {
             name: body.customer.name,
             phoneE164: phone.e164,
@@ -164,7 +164,6 @@ export function createOrderService({ db, clock = () => new Date() }: { db: Db; c
             address: given,
           });
           const address = given ?? addressOnFile(customer);
-          const locationId = await findShipFromLocation(tx, companyId);
           const id = newId('ord');
           const inserted = await insertOrderUnlessDuplicate(tx, companyId, {
             id,
@@ -175,21 +174,21 @@ export function createOrderService({ db, clock = () => new Date() }: { db: Db; c
             notes: body.notes || null,
             amount: money(amount),
             deliveryAddress: address,
-            locationId: locationId ?? null,
+            locationId,
           });
           if (!inserted) throw new DuplicateOrder();
           if (!locationId) throw new AppError('unprocessable', 'the company has no active stock location to ship orders from; nothing was created');
+          // Lines (and the booking job) before the stock lock, so a hot SKU's row is held only for lock, reserve, commit.
+          await insertOrderLines(tx, companyId, id, lines, address && prelude.auto_courier_booking ? newId('job') : null);
           await reserveStock(tx, {
             companyId,
             locationId,
             orderId: id,
             lines: lines.map((l) => ({ variantId: l.variantId, quantity: l.quantityDec, productId: l.productId })),
           });
-          await insertOrderLines(tx, companyId, id, lines);
-          if (address && (await companyAutoCourierBooking(tx, companyId))) await insertCourierBookingJob(tx, companyId, newId('job'), id);
-          return id;
+          return orderOut({ ...inserted, customer_name: customer.name, customer_phone: customer.phone_e164 }, lines.map(newLineOut));
         });
-        return { order: await loadOrder(db, companyId, orderId), duplicate: false };
+        return { order, duplicate: false };
       } catch (err) {
         if (!(err instanceof DuplicateOrder)) throw err;
         const original = await findOrderIdByExternalReference(db, companyId, body.external_reference);

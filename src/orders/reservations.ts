@@ -29,13 +29,14 @@ export async function reserveStock(
   { companyId, locationId, orderId, lines }: { companyId: string; locationId: string; orderId: string; lines: ReservationRequest[] },
 ): Promise<void> {
   const sorted = [...lines].sort((a, b) => (a.variantId < b.variantId ? -1 : a.variantId > b.variantId ? 1 : 0));
-  const ids = sql.join(sorted.map((l) => sql`${l.variantId}`), sql`, `);
   // COLLATE "C": the lock order is byte order, the same as the sort above, whatever the database collation.
-  const rows = await tx.query<{ variant_id: string; on_hand: string; reserved: string }>(sql`
-    SELECT variant_id, on_hand, reserved FROM stock_levels
-    WHERE company_id = ${companyId} AND location_id = ${locationId} AND variant_id IN (${ids})
-    ORDER BY variant_id COLLATE "C"
-    FOR UPDATE`);
+  const rows = await tx.query<{ variant_id: string; on_hand: string; reserved: string }>(
+    sql`SELECT variant_id, on_hand, reserved FROM stock_levels
+        WHERE company_id = ${companyId} AND location_id = ${locationId} AND variant_id = ANY(${sql.param(sorted.map((l) => l.variantId))}::text[])
+        ORDER BY variant_id COLLATE "C"
+        FOR UPDATE`,
+    'stock_lock',
+  );
   const byVariant = new Map(rows.map((r) => [r.variant_id, r]));
 
   const short: ShortItem[] = [];
@@ -49,20 +50,18 @@ export async function reserveStock(
     throw new AppError('insufficient_stock', `not enough stock: ${names}`, short);
   }
 
+  // The counter and its reservation rows change together, in one statement.
   const values = sql.join(
-    sorted.map((l) => sql`(${l.variantId}, ${qty(l.quantity)}::numeric)`),
+    sorted.map((l) => sql`(${newId('res')}, ${l.variantId}, ${qty(l.quantity)}::numeric)`),
     sql`, `,
   );
   await tx.query(sql`
-    UPDATE stock_levels s SET reserved = s.reserved + x.q, updated_at = now()
-    FROM (VALUES ${values}) AS x(v, q)
-    WHERE s.company_id = ${companyId} AND s.location_id = ${locationId} AND s.variant_id = x.v`);
-  const reservations = sql.join(
-    sorted.map((l) => sql`(${companyId}, ${newId('res')}, ${orderId}, ${l.variantId}, ${locationId}, ${qty(l.quantity)}::numeric)`),
-    sql`, `,
-  );
-  await tx.query(sql`
-    INSERT INTO stock_reservations (company_id, id, order_id, variant_id, location_id, quantity) VALUES ${reservations}`);
+    WITH x(id, v, q) AS (VALUES ${values}),
+    counted AS (
+      UPDATE stock_levels s SET reserved = s.reserved + x.q, updated_at = now()
+      FROM x WHERE s.company_id = ${companyId} AND s.location_id = ${locationId} AND s.variant_id = x.v)
+    INSERT INTO stock_reservations (company_id, id, order_id, variant_id, location_id, quantity)
+    SELECT ${companyId}, x.id, ${orderId}, x.v, ${locationId}, x.q FROM x`);
 }
 
 interface ReservationRow {
