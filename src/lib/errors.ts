@@ -80,11 +80,13 @@ export const validationError = (details: FieldIssue[], message?: string) => new 
 export const notFound = (message: string, details?: unknown) => new AppError('not_found', message, details);
 
 /**
- * PostgreSQL refuses a NUL character in text (22021) and in JSON (22P05): that is the caller's input,
- * not a server fault, so it is a 400 rather than a 500 (found by the hostile-input tests).
+ * PostgreSQL refuses a NUL character in text (22021) and in JSON (22P05), and a lone UTF-16 surrogate
+ * (`"\\ud800"`) in JSON (22P02, "invalid input syntax for type json"): that is the caller's input, not a
+ * server fault, so it is a 400 rather than a 500 (found by the hostile-input tests).
  */
 export function inputRefusedByDatabase(err: unknown): AppError | undefined {
-  const code = (err as { code?: unknown } | null)?.code;
-  if (code !== '22021' && code !== '22P05') return undefined;
-  return validationError([{ path: '(request)', message: 'text must not contain NUL (\\u0000) characters' }]);
+  const { code, message } = (err ?? {}) as { code?: unknown; message?: unknown };
+  const badJson = code === '22P02' && typeof message === 'string' && message.startsWith('invalid input syntax for type json');
+  if (code !== '22021' && code !== '22P05' && !badJson) return undefined;
+  return validationError([{ path: '(request)', message: 'text must be valid Unicode without NUL (\\u0000) characters or unpaired surrogates' }]);
 }
