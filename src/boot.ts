@@ -16,9 +16,20 @@ export async function openMigratedDatabase(config: Config, log: (msg: string) =>
   }
 }
 
+/** A rate-limit check is sub-millisecond; past this, Redis is taken as away and the request goes on (fail open). */
+export const REDIS_COMMAND_TIMEOUT_MS = 500;
+
 /** Redis for shared rate limits; waits for the first connection so a wrong URL fails at start. */
 export async function openRedis(url: string, timeoutMs = 5000): Promise<Redis> {
-  const redis = new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, connectTimeout: timeoutMs, lazyConnect: true });
+  // commandTimeout: on a silent partition (no reset) a command would otherwise wait for TCP to give up,
+  // and every request with it.
+  const redis = new Redis(url, {
+    maxRetriesPerRequest: 1,
+    enableOfflineQueue: false,
+    connectTimeout: timeoutMs,
+    commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
+    lazyConnect: true,
+  });
   redis.on('error', () => {}); // reconnects by itself; requests meanwhile fail open (docs/decisions.md)
   await redis.connect();
   return redis;
