@@ -6,13 +6,15 @@ import { connect, createServer, type Server, type Socket } from 'node:net';
  * - `cut('refuse')`: live connections are reset and new ones are accepted then closed at once;
  * - `cut('blackhole')`: live connections are reset and new ones are accepted but never answered
  *   (what a dead host or a dropped route looks like: only timeouts end the wait);
- * - `restore()`: new connections are forwarded again.
+ * - `cut('freeze')`: live connections stay open but nothing passes any more, and new ones are
+ *   blackholed (a silent partition: no reset ever reaches the app);
+ * - `restore()`: new connections are forwarded again (frozen ones are closed).
  */
 export interface TcpProxy {
   port: number;
   /** `url` with its host and port replaced by the proxy's. */
   url(upstreamUrl: string): string;
-  cut(mode?: 'refuse' | 'blackhole'): void;
+  cut(mode?: 'refuse' | 'blackhole' | 'freeze'): void;
   restore(): void;
   /** Connections accepted while cut, for the figures. */
   readonly refused: number;
@@ -20,7 +22,7 @@ export interface TcpProxy {
 }
 
 export async function startTcpProxy(upstreamHost: string, upstreamPort: number): Promise<TcpProxy> {
-  let mode: 'open' | 'refuse' | 'blackhole' = 'open';
+  let mode: 'open' | 'refuse' | 'blackhole' | 'freeze' = 'open';
   let refused = 0;
   const live = new Set<Socket>();
   const track = (s: Socket) => {
@@ -36,15 +38,15 @@ export async function startTcpProxy(upstreamHost: string, upstreamPort: number):
       client.destroy();
       return;
     }
-    if (mode === 'blackhole') {
+    if (mode === 'blackhole' || mode === 'freeze') {
       refused++;
       client.pause();
       return;
     }
     const upstream = connect(upstreamPort, upstreamHost);
     track(upstream);
-    client.pipe(upstream);
-    upstream.pipe(client);
+    client.on('data', (d) => mode === 'open' && upstream.write(d));
+    upstream.on('data', (d) => mode === 'open' && client.write(d));
     const kill = () => {
       client.destroy();
       upstream.destroy();
@@ -65,10 +67,10 @@ export async function startTcpProxy(upstreamHost: string, upstreamPort: number):
     },
     cut(m = 'refuse') {
       mode = m;
-      for (const s of live) s.resetAndDestroy();
+      if (m !== 'freeze') for (const s of live) s.resetAndDestroy();
     },
     restore() {
-      for (const s of live) if (mode === 'blackhole') s.destroy();
+      if (mode !== 'open') for (const s of live) s.destroy();
       mode = 'open';
     },
     get refused() {
