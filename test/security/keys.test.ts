@@ -80,7 +80,7 @@ describe('keys never appear in logs', () => {
       a.app.inject({ method: 'POST', url: `${BASE}/mcp`, headers: { ...headers, accept: 'application/json, text/event-stream', 'content-type': 'application/json' }, payload: body as object });
     const statuses: number[] = [];
     for (const k of [co.key, wrongSecret, revoked.key]) {
-      for (const headers of [{ 'x-api-key': k }, { authorization: `Bearer ${k}` }]) {
+      for (const headers of [{ 'x-api-key': k }, { authorization: `Bearer ${k}` }] as Record<string, string>[]) {
         statuses.push((await a.app.inject({ url: `${BASE}/catalog/products`, headers })).statusCode);
         statuses.push(
           (
