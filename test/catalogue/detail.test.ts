@@ -152,6 +152,14 @@ describe('availability arithmetic', () => {
     expect(p.variants[1]).toMatchObject({ available: '0.000', available_total: '0.000', in_stock: false });
     expect(p).toMatchObject({ available: '2.500', available_total: '1.500', in_stock: true });
 
+    // fully reserved at the ship-from location: not orderable, and in_stock=true leaves the product out
+    const inStock = async () => (await ctx.app.inject({ url: `${ctx.config.BASE_PATH}/catalog/products?in_stock=true&search=graphic`, headers: co.headers })).json().total;
+    expect(await inStock()).toBe(1);
+    await setStock(ctx.db, cid, s, co.loc.WH, '4', '4');
+    expect(await inStock()).toBe(0);
+    expect((await ctx.app.inject({ url: url('TEE'), headers: co.headers })).json().data).toMatchObject({ available: '0.000', in_stock: false });
+    await setStock(ctx.db, cid, s, co.loc.WH, '4', '1.5');
+
     // an inactive store no longer counts
     await ctx.db.query(sql`UPDATE stock_locations SET active = false WHERE company_id = ${cid} AND id = ${co.loc.STORE}`);
     p = (await ctx.app.inject({ url: url('TEE'), headers: co.headers })).json().data;
