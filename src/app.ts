@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyServerOptions } from 'fastify';
 import helmet from '@fastify/helmet';
 import rateLimit from '@fastify/rate-limit';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Redis } from 'ioredis';
 import type { Config } from './config.js';
 import type { Database } from './db/index.js';
-import { AppError } from './lib/errors.js';
+import { AppError, errorBody } from './lib/errors.js';
 import { createKeyService } from './keys/keys.service.js';
 import { memoryFailureCounter, redisFailureCounter, registerAuth } from './http/auth.js';
 import { registerErrorHandling } from './http/error-handler.js';
@@ -52,6 +52,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     trustProxy: false,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
+    // Errors Fastify raises before routing (a malformed %-escape in the URL) get our error shape too.
+    frameworkErrors: (err, req, reply) => {
+      reply.header('x-request-id', req.id);
+      const path = err.code === 'FST_ERR_BAD_URL' ? '(path)' : '(request)';
+      (reply as FastifyReply).status(400).send(errorBody('validation_failed', `the request URL is malformed: ${err.message}`, [{ path, message: 'not a valid URL (check its %-escapes)' }]));
+    },
   }).withTypeProvider<ZodTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);

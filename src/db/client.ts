@@ -1,7 +1,7 @@
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { PgDialect } from 'drizzle-orm/pg-core';
-import { sql, type SQL } from 'drizzle-orm';
+import type { SQL } from 'drizzle-orm';
 import pg from 'pg';
 import type { PGlite, Transaction as PGliteTx } from '@electric-sql/pglite';
 
@@ -139,17 +139,28 @@ export function createPgDatabase(opts: PgOptions): Database {
       await pool.end();
     },
     async execScriptsLocked(lockKey, fn) {
-      await runTx(async (tx) => {
-        await tx.query(sqlText(`SELECT pg_advisory_xact_lock(${Number(lockKey)})`));
+      // A connection of its own without the pool's timeouts: a migration backfilling a large table may take
+      // minutes, and a client-side query_timeout would abandon it half-way (the transaction then rolls back).
+      const client = new pg.Client({ connectionString: opts.url, connectionTimeoutMillis: opts.connectTimeoutMs, application_name: 'commerce-api-migrate' });
+      await client.connect();
+      try {
+        await client.query('BEGIN');
+        await client.query('SET LOCAL statement_timeout = 0');
+        await client.query(`SELECT pg_advisory_xact_lock(${Number(lockKey)})`);
+        const tx: Db = { kind: 'pg', query: pgRunner(client), tx: (inner) => inner(tx) };
         await fn(async (text) => {
-          await tx.query(sqlText(text));
+          await client.query(text);
         }, tx);
-      });
+        await client.query('COMMIT');
+      } catch (err) {
+        await client.query('ROLLBACK').catch(() => {});
+        throw err;
+      } finally {
+        await client.end().catch(() => {});
+      }
     },
   };
 }
-
-const sqlText = (text: string) => sql.raw(text);
 
 /**
  * PGlite does not lock its data folder, and a second process opening it corrupts it (pglite#323):

@@ -58,6 +58,28 @@ describe('migrations', () => {
     }
   });
 
+  it('give a long migration the time it needs, whatever the pool\'s statement timeout', async (t) => {
+    const testDb = inject('testDb');
+    if (!testDb) return t.skip();
+    const name = `commerce_t_${Math.floor(Date.now() / 1000)}_${randomBytes(4).toString('hex')}`;
+    const admin = new pg.Client({ connectionString: testDb.serverUrl });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE "${name}"`);
+    const dir = mkdtempSync(join(tmpdir(), 'mig-'));
+    writeFileSync(join(dir, '0001_slow.sql'), 'CREATE TABLE slow (id int); SELECT pg_sleep(1.5);');
+    const db = createPgDatabase({ url: withDatabase(testDb.serverUrl, name), poolMax: 2, statementTimeoutMs: 200, connectTimeoutMs: 5_000 });
+    try {
+      expect(await migrate(db, dir)).toEqual(['0001_slow.sql']);
+      // The pool itself keeps its timeout.
+      await expect(db.query(sql`SELECT pg_sleep(1)`)).rejects.toThrow(/statement timeout|timeout/i);
+    } finally {
+      await db.close();
+      rmSync(dir, { recursive: true, force: true });
+      await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      await admin.end();
+    }
+  });
+
   it('roll back a failing migration whole', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'mig-'));
     writeFileSync(join(dir, '0001_ok.sql'), 'CREATE TABLE t1 (id int);');

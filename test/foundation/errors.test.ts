@@ -22,6 +22,16 @@ describe('error shapes', () => {
     }
   });
 
+  it('answers a malformed %-escape in the URL with 400 in the error shape, not Fastify\'s own', async () => {
+    for (const url of [`${base}/catalog/products/%E0%A4%A`, '/media/%E0%A4%A.png', `${base}/orders/%zz`]) {
+      const res = await ctx.app.inject({ url });
+      expect(res.statusCode, url).toBe(400);
+      expectErrorShape(res.json(), 'validation_failed');
+      expect(res.json().error.details[0].path).toBe('(path)');
+      expect(res.headers['x-request-id']).toBeTruthy();
+    }
+  });
+
   it('answers malformed JSON with 400 validation_failed pointing at the body', async () => {
     const { headers } = await createCompanyWithKey(ctx.services);
     const res = await ctx.app.inject({ method: 'POST', url: `${base}/orders`, headers: { ...headers, 'content-type': 'application/json' }, payload: '{"items": [' });
