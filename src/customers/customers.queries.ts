@@ -36,29 +36,14 @@ export async function findCustomerByPhone(db: Db, companyId: string, phoneE164: 
   return rows[0];
 }
 
-/**
- * Finds or creates the customer with this phone in one statement. The record keeps what it knows: name
- * and email on file are never changed; the address is filled only when the record has none. ON CONFLICT
- * DO UPDATE returns the row even when a concurrent transaction created it after our snapshot (it waits
- * for that transaction), and its row lock serialises one customer's concurrent orders.
- */
+/** Finds or creates the customer with this phone: the upsert_customer() SQL function (migration 0007) keeps the rules. */
 export async function upsertCustomer(
   db: Db,
   companyId: string,
   c: { id: string; name: string; phoneE164: string; email: string | null; address: AddressFields | null },
 ): Promise<CustomerRow> {
-  const a = c.address;
-  const fill = (column: string) => sql.raw(`${column} = CASE WHEN customers.address_line1 IS NULL THEN EXCLUDED.${column} ELSE customers.${column} END`);
-  const rows = await db.query<CustomerRow>(
-    sql`INSERT INTO customers (company_id, id, name, phone_e164, email, address_name, address_line1, address_line2, city, state, pincode, address_phone)
-        VALUES (${companyId}, ${c.id}, ${c.name}, ${c.phoneE164}, ${c.email}, ${a?.name ?? null}, ${a?.line1 ?? null}, ${a?.line2 ?? null},
-                ${a?.city ?? null}, ${a?.state ?? null}, ${a?.pincode ?? null}, ${a?.phone ?? null})
-        ON CONFLICT (company_id, phone_e164) DO UPDATE SET
-          ${sql.join(['address_name', 'address_line1', 'address_line2', 'city', 'state', 'pincode', 'address_phone'].map(fill), sql`, `)},
-          updated_at = CASE WHEN customers.address_line1 IS NULL AND EXCLUDED.address_line1 IS NOT NULL THEN now() ELSE customers.updated_at END
-        RETURNING ${COLUMNS}`,
-    'customer_upsert',
-  );
+  const cust = { id: c.id, name: c.name, phone_e164: c.phoneE164, email: c.email, address: c.address };
+  const rows = await db.query<CustomerRow>(sql`SELECT ${COLUMNS} FROM upsert_customer(${companyId}, ${JSON.stringify(cust)}::jsonb)`, 'customer_upsert');
   return rows[0];
 }
 

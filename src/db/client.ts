@@ -54,7 +54,8 @@ export function retryable(err: unknown): boolean {
   return code === '40P01' || code === '40001';
 }
 
-async function withRetry<T>(attempt: () => Promise<T>): Promise<T> {
+/** Runs `attempt` again on deadlock or serialization failure (a fresh try each time), a few times at most. */
+export async function withRetry<T>(attempt: () => Promise<T>): Promise<T> {
   for (let i = 1; ; i++) {
     try {
       return await attempt();

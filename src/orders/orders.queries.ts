@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { Db } from '../db/index.js';
 import type { DeliveryAddress } from './orders.schemas.js';
+import type { CustomerRow } from '../customers/customers.queries.js';
 
 export interface VariantRow {
   id: string;
@@ -30,13 +31,15 @@ export interface OrderPrelude {
   location_id: string | null;
   auto_courier_booking: boolean;
   variants: VariantRow[];
+  /** the customer with this phone, for their address on file */
+  customer: CustomerRow | null;
 }
 
 /**
- * Everything POST /orders reads before its transaction, in one round trip: the idempotency check, the
- * ordered variants, the ship-from location and the company's booking flag. Numbers travel as text.
+ * Everything POST /orders reads before it writes, in one round trip: the idempotency check, the ordered
+ * variants, the ship-from location, the company's booking flag and the customer. Numbers travel as text.
  */
-export async function orderPrelude(db: Db, companyId: string, externalReference: string, identifiers: string[]): Promise<OrderPrelude> {
+export async function orderPrelude(db: Db, companyId: string, externalReference: string, identifiers: string[], phoneE164: string): Promise<OrderPrelude> {
   const rows = await db.query<OrderPrelude>(
     sql`SELECT
           (SELECT id FROM orders WHERE company_id = ${companyId} AND external_reference = ${externalReference}) AS existing_order_id,
@@ -46,10 +49,42 @@ export async function orderPrelude(db: Db, companyId: string, externalReference:
                     'selling_price', v.selling_price::text, 'tax_rate', p.tax_rate::text, 'for_sale', v.active AND p.active)), '[]'::json)
            FROM variants v JOIN products p ON p.company_id = v.company_id AND p.id = v.product_id
            WHERE v.company_id = ${companyId}
-             AND (v.sku = ANY(${sql.param(identifiers)}::text[]) OR v.id = ANY(${sql.param(identifiers)}::text[]) OR v.barcode = ANY(${sql.param(identifiers)}::text[]))) AS variants`,
+             AND (v.sku = ANY(${sql.param(identifiers)}::text[]) OR v.id = ANY(${sql.param(identifiers)}::text[]) OR v.barcode = ANY(${sql.param(identifiers)}::text[]))) AS variants,
+          (SELECT row_to_json(c) FROM customers c WHERE c.company_id = ${companyId} AND c.phone_e164 = ${phoneE164}) AS customer`,
     'order_prelude',
   );
   return rows[0];
+}
+
+/** What place_order() (migration 0007) writes: the service has decided every value. */
+export interface PlaceOrderWrite {
+  customer: { id: string; name: string; phone_e164: string; email: string | null; address: DeliveryAddress | null };
+  order: {
+    id: string;
+    external_reference: string;
+    payment: 'cod' | 'prepaid';
+    payment_reference: string | null;
+    notes: string | null;
+    amount: string;
+    delivery_address: DeliveryAddress | null;
+    location_id: string;
+  };
+  lines: { variant_id: string; sku: string; name: string; quantity: string; unit_price: string; line_total: string; tax_rate: string }[];
+  reservations: { variant_id: string; quantity: string; product_id: string; reservation_id: string }[];
+  booking_job_id: string | null;
+}
+
+/** SQLSTATE raised by place_order() when the external_reference is already used (nothing was kept). */
+export const REFERENCE_TAKEN = 'CS200';
+
+/** Writes the order, its customer, lines, job and reservations in one statement (one implicit transaction). */
+export async function placeOrderAtomically(db: Db, companyId: string, w: PlaceOrderWrite): Promise<OrderRow> {
+  const rows = await db.query<{ o: Omit<OrderRow, 'created_at'> & { created_at: string } }>(
+    sql`SELECT place_order(${companyId}, ${JSON.stringify(w)}::jsonb) AS o`,
+    'place_order',
+  );
+  const o = rows[0].o;
+  return { ...o, created_at: new Date(o.created_at) };
 }
 
 export async function findOrderIdByExternalReference(db: Db, companyId: string, reference: string): Promise<string | undefined> {
@@ -77,37 +112,6 @@ export async function companyAutoCourierBooking(db: Db, companyId: string): Prom
   return rows[0]?.auto_courier_booking ?? false;
 }
 
-export interface NewOrder {
-  id: string;
-  externalReference: string;
-  customerId: string;
-  payment: 'cod' | 'prepaid';
-  paymentReference: string | null;
-  notes: string | null;
-  amount: string;
-  deliveryAddress: DeliveryAddress | null;
-  locationId: string | null;
-}
-
-/**
- * Inserts a confirmed order unless the company already has one with this external_reference, and returns
- * it (undefined when the reference was taken). A concurrent insert of the same reference waits here for
- * the first transaction: its commit makes this a no-op, its rollback lets this insert go ahead.
- */
-export async function insertOrderUnlessDuplicate(db: Db, companyId: string, o: NewOrder): Promise<InsertedOrder | undefined> {
-  const rows = await db.query<InsertedOrder>(
-    sql`INSERT INTO orders (company_id, id, order_number, external_reference, customer_id, status, payment, payment_reference, notes, amount, delivery_address, location_id)
-        VALUES (${companyId}, ${o.id}, 'ORD-' || nextval('order_number_seq'), ${o.externalReference}, ${o.customerId}, 'confirmed', ${o.payment},
-                ${o.paymentReference}, ${o.notes}, ${o.amount}::numeric, ${o.deliveryAddress === null ? null : JSON.stringify(o.deliveryAddress)}::jsonb, ${o.locationId})
-        ON CONFLICT (company_id, external_reference) DO NOTHING
-        RETURNING id, order_number, status, amount, currency, created_at, external_reference, payment, delivery_address`,
-    'order_insert',
-  );
-  return rows[0];
-}
-
-export type InsertedOrder = Omit<OrderRow, 'customer_name' | 'customer_phone'>;
-
 export interface NewLine {
   variantId: string;
   sku: string;
@@ -118,11 +122,8 @@ export interface NewLine {
   taxRate: string;
 }
 
-/**
- * Writes the order's lines and, when `bookingJobId` is given, the courier-booking job (transactional
- * outbox; the fulfilment worker performs it), in one statement.
- */
-export async function insertOrderLines(db: Db, companyId: string, orderId: string, lines: NewLine[], bookingJobId: string | null = null): Promise<void> {
+/** Writes an order's lines (draft orders; POST /orders writes them inside place_order()). */
+export async function insertOrderLines(db: Db, companyId: string, orderId: string, lines: NewLine[]): Promise<void> {
   const values = sql.join(
     lines.map(
       (l, i) =>
@@ -130,15 +131,8 @@ export async function insertOrderLines(db: Db, companyId: string, orderId: strin
     ),
     sql`, `,
   );
-  const insertLines = sql`INSERT INTO order_lines (company_id, order_id, line_no, variant_id, sku, name, quantity, unit_price, line_total, tax_rate) VALUES ${values}`;
-  if (!bookingJobId) {
-    await db.query(insertLines);
-    return;
-  }
   await db.query(sql`
-    WITH lines AS (${insertLines})
-    INSERT INTO jobs (company_id, id, kind, order_id, status) VALUES (${companyId}, ${bookingJobId}, 'book_courier', ${orderId}, 'pending')
-    ON CONFLICT DO NOTHING`);
+    INSERT INTO order_lines (company_id, order_id, line_no, variant_id, sku, name, quantity, unit_price, line_total, tax_rate) VALUES ${values}`);
 }
 
 /** Records that a courier booking is due (transactional outbox; the fulfilment worker performs it). */

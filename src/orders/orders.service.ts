@@ -6,22 +6,24 @@ import { Decimal, money, qty } from '../lib/money.js';
 import { normalizePhone } from '../lib/phone.js';
 import { resolveDeliveryState } from '../lib/pincode.js';
 import { iso } from '../lib/time.js';
-import { addressOnFile, recogniseCustomer, type AddressFields } from '../customers/customers.service.js';
+import { addressOnFile, type AddressFields } from '../customers/customers.service.js';
+import { withRetry } from '../db/index.js';
 import {
   findOrderById,
   findOrderByReference,
   findOrderIdByExternalReference,
   findOrderLines,
-  insertOrderLines,
-  insertOrderUnlessDuplicate,
   orderPrelude,
+  placeOrderAtomically,
+  REFERENCE_TAKEN,
+  type PlaceOrderWrite,
   type LineRow,
   type NewLine,
   type OrderRow,
   type VariantRow,
 } from './orders.queries.js';
 import { parseQuantity, type Order, type OrderLine, type OrderLookup, type PlaceOrderBody } from './orders.schemas.js';
-import { reserveStock } from './reservations.js';
+import { insufficientStock, reservationLines } from './reservations.js';
 import { orderStatusLabel } from './status-labels.js';
 import { shipmentOut } from '../fulfilment/shapes.js';
 import { invoiceOut } from '../fulfilment/invoices.js';
@@ -35,9 +37,6 @@ export interface ResolvedLine extends NewLine {
   productId: string;
   quantityDec: Decimal;
 }
-
-/** Thrown inside the transaction when the external_reference is taken: rolls back, then the original is returned. */
-class DuplicateOrder extends Error {}
 
 /** A line as written, shaped like one read back (so the response needs no second read). */
 const newLineOut = (l: NewLine): LineRow => ({ sku: l.sku, name: l.name, quantity: l.quantity, unit_price: l.unitPrice, line_total: l.lineTotal });
@@ -143,54 +142,44 @@ export function createOrderService({ db, clock = () => new Date() }: { db: Db; c
      */
     async place(tenant: Tenant, body: PlaceOrderBody): Promise<{ order: Order; duplicate: boolean }> {
       const companyId = tenant.companyId;
+      const phone = normalizePhone(body.customer.phone);
       const identifiers = [...new Set(body.items.map((i) => i.product_id))];
-      const prelude = await orderPrelude(db, companyId, body.external_reference, identifiers);
+      const prelude = await orderPrelude(db, companyId, body.external_reference, identifiers, phone.ok ? phone.e164 : '');
+      // A repeat answers with the original before anything else is checked (stock or items may have changed since).
       if (prelude.existing_order_id) return { order: await loadOrder(db, companyId, prelude.existing_order_id), duplicate: true };
 
-      const phone = normalizePhone(body.customer.phone);
       if (!phone.ok) throw validationError([{ path: 'customer.phone', message: phone.message }]);
       const given = body.delivery_address ? deliveryAddress(body.delivery_address) : null;
       const lines = resolveLines(body.items, prelude.variants);
       const amount = lines.reduce((sum, l) => sum.plus(l.lineTotal), new Decimal(0));
       if (amount.gt(MAX_AMOUNT)) throw validationError([{ path: 'items', message: `the order total ${money(amount)} is larger than allowed` }]);
-      const locationId = prelude.location_id;
+      if (!prelude.location_id) throw new AppError('unprocessable', 'the company has no active stock location to ship orders from; nothing was created');
 
+      const address = given ?? (prelude.customer ? addressOnFile(prelude.customer) : null);
+      const write: PlaceOrderWrite = {
+        customer: { id: newId('cus'), name: body.customer.name, phone_e164: phone.e164, email: body.customer.email || null, address: given },
+        order: {
+          id: newId('ord'),
+          external_reference: body.external_reference,
+          payment: body.payment,
+          payment_reference: body.payment_reference || null,
+          notes: body.notes || null,
+          amount: money(amount),
+          delivery_address: address,
+          location_id: prelude.location_id,
+        },
+        lines: lines.map((l) => ({ variant_id: l.variantId, sku: l.sku, name: l.name, quantity: l.quantity, unit_price: l.unitPrice, line_total: l.lineTotal, tax_rate: l.taxRate })),
+        reservations: reservationLines(lines.map((l) => ({ variantId: l.variantId, quantity: l.quantityDec, productId: l.productId }))),
+        booking_job_id: address && prelude.auto_courier_booking ? newId('job') : null,
+      };
       try {
-        const order = await db.tx(async (tx) => {
-          const customer = await recogniseCustomer(tx, companyId, {
-            name: body.customer.name,
-            phoneE164: phone.e164,
-            email: body.customer.email || null,
-            address: given,
-          });
-          const address = given ?? addressOnFile(customer);
-          const id = newId('ord');
-          const inserted = await insertOrderUnlessDuplicate(tx, companyId, {
-            id,
-            externalReference: body.external_reference,
-            customerId: customer.id,
-            payment: body.payment,
-            paymentReference: body.payment_reference || null,
-            notes: body.notes || null,
-            amount: money(amount),
-            deliveryAddress: address,
-            locationId,
-          });
-          if (!inserted) throw new DuplicateOrder();
-          if (!locationId) throw new AppError('unprocessable', 'the company has no active stock location to ship orders from; nothing was created');
-          // Lines (and the booking job) before the stock lock, so a hot SKU's row is held only for lock, reserve, commit.
-          await insertOrderLines(tx, companyId, id, lines, address && prelude.auto_courier_booking ? newId('job') : null);
-          await reserveStock(tx, {
-            companyId,
-            locationId,
-            orderId: id,
-            lines: lines.map((l) => ({ variantId: l.variantId, quantity: l.quantityDec, productId: l.productId })),
-          });
-          return orderOut({ ...inserted, customer_name: customer.name, customer_phone: customer.phone_e164 }, lines.map(newLineOut));
-        });
-        return { order, duplicate: false };
+        const row = await withRetry(() => placeOrderAtomically(db, companyId, write));
+        return { order: orderOut(row, lines.map(newLineOut)), duplicate: false };
       } catch (err) {
-        if (!(err instanceof DuplicateOrder)) throw err;
+        const short = insufficientStock(err);
+        if (short) throw short;
+        if ((err as { code?: string }).code !== REFERENCE_TAKEN) throw err;
+        // A concurrent first attempt with this reference committed while we waited: answer with its order.
         const original = await findOrderIdByExternalReference(db, companyId, body.external_reference);
         if (!original) throw new Error('external_reference conflicted but the order cannot be read');
         return { order: await loadOrder(db, companyId, original), duplicate: true };

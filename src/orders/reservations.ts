@@ -5,7 +5,8 @@ import { newId } from '../lib/ids.js';
 import { Decimal, qty } from '../lib/money.js';
 
 /**
- * The only code that changes stock_levels.reserved. Every change happens under the stock rows' locks,
+ * The only code that changes stock_levels.reserved: this module and the reserve_stock() SQL function it
+ * wraps (migration 0007; place_order() calls it too). Every change happens under the stock rows' locks,
  * taken in sorted variant-id order so that orders over the same variants cannot deadlock, and each is
  * recorded as an open reservation row: reserved = sum(open reservations) per stock row, always.
  */
@@ -23,45 +24,39 @@ export interface ShortItem {
   available: string;
 }
 
-/** Locks the rows, checks availability and reserves every line, or throws 409 insufficient_stock with nothing changed. */
+/** SQLSTATE raised by the reserve_stock() function (migration 0007) when a line is short. */
+const SHORT_STOCK = 'CS409';
+
+/** The JSON the reserve_stock() function takes, one element per (merged) line. */
+export function reservationLines(lines: ReservationRequest[]) {
+  return lines.map((l) => ({ variant_id: l.variantId, quantity: qty(l.quantity), product_id: l.productId, reservation_id: newId('res') }));
+}
+
+/** A reserve_stock() refusal as the API's 409, or undefined for any other error. */
+export function insufficientStock(err: unknown): AppError | undefined {
+  const e = err as { code?: string; detail?: string } | null;
+  if (e?.code !== SHORT_STOCK || !e.detail) return undefined;
+  const short: ShortItem[] = (JSON.parse(e.detail) as ShortItem[]).map((s) => ({ product_id: s.product_id, requested: qty(s.requested), available: qty(s.available) }));
+  const names = short.map((s) => `${s.product_id} (requested ${s.requested}, available ${s.available})`).join('; ');
+  return new AppError('insufficient_stock', `not enough stock: ${names}; nothing was created`, short);
+}
+
+/**
+ * Locks the rows, checks availability and reserves every line, or throws 409 insufficient_stock with
+ * nothing changed. The work is the reserve_stock() function, the one place stock is reserved.
+ */
 export async function reserveStock(
   tx: Db,
   { companyId, locationId, orderId, lines }: { companyId: string; locationId: string; orderId: string; lines: ReservationRequest[] },
 ): Promise<void> {
-  const sorted = [...lines].sort((a, b) => (a.variantId < b.variantId ? -1 : a.variantId > b.variantId ? 1 : 0));
-  // COLLATE "C": the lock order is byte order, the same as the sort above, whatever the database collation.
-  const rows = await tx.query<{ variant_id: string; on_hand: string; reserved: string }>(
-    sql`SELECT variant_id, on_hand, reserved FROM stock_levels
-        WHERE company_id = ${companyId} AND location_id = ${locationId} AND variant_id = ANY(${sql.param(sorted.map((l) => l.variantId))}::text[])
-        ORDER BY variant_id COLLATE "C"
-        FOR UPDATE`,
-    'stock_lock',
-  );
-  const byVariant = new Map(rows.map((r) => [r.variant_id, r]));
-
-  const short: ShortItem[] = [];
-  for (const line of lines) {
-    const row = byVariant.get(line.variantId);
-    const available = row ? Decimal.max(new Decimal(row.on_hand).minus(row.reserved), 0) : new Decimal(0);
-    if (available.lt(line.quantity)) short.push({ product_id: line.productId, requested: qty(line.quantity), available: qty(available) });
+  try {
+    await tx.query(
+      sql`SELECT reserve_stock(${companyId}, ${locationId}, ${orderId}, ${JSON.stringify(reservationLines(lines))}::jsonb)`,
+      'reserve_stock',
+    );
+  } catch (err) {
+    throw insufficientStock(err) ?? err;
   }
-  if (short.length > 0) {
-    const names = short.map((s) => `${s.product_id} (requested ${s.requested}, available ${s.available})`).join('; ');
-    throw new AppError('insufficient_stock', `not enough stock: ${names}`, short);
-  }
-
-  // The counter and its reservation rows change together, in one statement.
-  const values = sql.join(
-    sorted.map((l) => sql`(${newId('res')}, ${l.variantId}, ${qty(l.quantity)}::numeric)`),
-    sql`, `,
-  );
-  await tx.query(sql`
-    WITH x(id, v, q) AS (VALUES ${values}),
-    counted AS (
-      UPDATE stock_levels s SET reserved = s.reserved + x.q, updated_at = now()
-      FROM x WHERE s.company_id = ${companyId} AND s.location_id = ${locationId} AND s.variant_id = x.v)
-    INSERT INTO stock_reservations (company_id, id, order_id, variant_id, location_id, quantity)
-    SELECT ${companyId}, x.id, ${orderId}, x.v, ${locationId}, x.q FROM x`);
 }
 
 interface ReservationRow {
