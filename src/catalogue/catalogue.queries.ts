@@ -44,16 +44,6 @@ function filterSql(companyId: string, f: PageFilter): { where: SQL; shape: strin
   return { where: sql.join(parts, sql` AND `), shape };
 }
 
-/** The page's product ids, in browse order (sort_name, id), from the (company_id, sort_name, id) index. */
-export async function pageProductIds(db: Db, companyId: string, f: PageFilter, limit: number, offset: number): Promise<string[]> {
-  const { where, shape } = filterSql(companyId, f);
-  const rows = await db.query<{ id: string }>(
-    sql`SELECT p.id FROM products p WHERE ${where} ORDER BY p.sort_name, p.id LIMIT ${limit} OFFSET ${offset}`,
-    `catalogue_page_${shape}`,
-  );
-  return rows.map((r) => r.id);
-}
-
 export async function countProducts(db: Db, companyId: string, f: PageFilter): Promise<number> {
   const { where, shape } = filterSql(companyId, f);
   const rows = await db.query<{ n: number }>(sql`SELECT count(*)::int AS n FROM products p WHERE ${where}`, `catalogue_count_${shape}`);
@@ -123,13 +113,12 @@ export interface ProductRow {
 }
 
 /**
- * The given products with their active variants (stock figures included) and photos, in one round trip.
- * Numbers travel as text inside the JSON so no decimal becomes a float.
+ * A product with its active variants (stock figures included) and photos, as one row: the select list and
+ * joins shared by the page query and the by-id query. Numbers travel as text inside the JSON, so no
+ * decimal becomes a float.
  */
-export async function productsByIds(db: Db, companyId: string, ids: string[]): Promise<ProductRow[]> {
-  if (ids.length === 0) return [];
-  return db.query<ProductRow>(
-    sql`SELECT p.id, p.sku, p.name, p.description, p.unit, p.hsn_code, p.tax_rate::text AS tax_rate,
+function productSelect(companyId: string): SQL {
+  return sql`SELECT p.id, p.sku, p.name, p.description, p.unit, p.hsn_code, p.tax_rate::text AS tax_rate,
           c.id AS category_id, c.name AS category_name, c.slug AS category_slug, pc.name AS category_parent,
           b.id AS brand_id, b.name AS brand_name,
           (SELECT coalesce(json_agg(json_build_object(
@@ -157,9 +146,33 @@ export async function productsByIds(db: Db, companyId: string, ids: string[]): P
         FROM products p
         LEFT JOIN categories c ON c.company_id = p.company_id AND c.id = p.category_id
         LEFT JOIN categories pc ON pc.company_id = c.company_id AND pc.id = c.parent_id
-        LEFT JOIN brands b ON b.company_id = p.company_id AND b.id = p.brand_id
+        LEFT JOIN brands b ON b.company_id = p.company_id AND b.id = p.brand_id`;
+}
+
+/** The given products in full, in one round trip (detail). */
+export async function productsByIds(db: Db, companyId: string, ids: string[]): Promise<ProductRow[]> {
+  if (ids.length === 0) return [];
+  return db.query<ProductRow>(
+    sql`${productSelect(companyId)}
         WHERE p.company_id = ${companyId} AND p.id = ANY(${sql.param(ids)}::text[])`,
     'catalogue_products_by_ids',
+  );
+}
+
+/**
+ * One browse page in full, in one round trip: the page's ids come first from the (company_id, sort_name, id)
+ * index (LIMIT/OFFSET over ids only, never over joined rows), then only those products are assembled.
+ */
+export async function productPage(db: Db, companyId: string, f: PageFilter, limit: number, offset: number): Promise<ProductRow[]> {
+  const { where, shape } = filterSql(companyId, f);
+  return db.query<ProductRow>(
+    sql`WITH page AS MATERIALIZED (
+          SELECT p.id, p.sort_name FROM products p WHERE ${where} ORDER BY p.sort_name, p.id LIMIT ${limit} OFFSET ${offset})
+        ${productSelect(companyId)}
+        JOIN page ON page.id = p.id
+        WHERE p.company_id = ${companyId}
+        ORDER BY page.sort_name, page.id`,
+    `catalogue_page_${shape}`,
   );
 }
 

@@ -73,7 +73,7 @@ function shapeProduct(row: q.ProductRow, link: PhotoLinker): Product {
 
 export function createCatalogueService({ db, media }: { db: Db; media: Pick<MediaService, 'linker'> }) {
   return {
-    /** GET /catalog/products: page ids from the browse index first, then those products in full. */
+    /** GET /catalog/products: the page (ids from the browse index, then those products in full) and the exact total, in parallel. */
     async browse(tenant: Tenant, query: BrowseQuery, origin: string): Promise<BrowseResult> {
       const { companyId } = tenant;
       const { limit, offset } = query;
@@ -87,18 +87,13 @@ export function createCatalogueService({ db, media }: { db: Db; media: Pick<Medi
         filter.brandIds = await q.brandIds(db, companyId, query.brand);
         if (filter.brandIds.length === 0) return empty;
       }
-      const [ids, total, link] = await Promise.all([
-        q.pageProductIds(db, companyId, filter, limit, offset),
+      const [rows, total, link] = await Promise.all([
+        q.productPage(db, companyId, filter, limit, offset),
         q.countProducts(db, companyId, filter),
         media.linker(origin),
       ]);
-      const rows = await q.productsByIds(db, companyId, ids);
-      const byId = new Map(rows.map((r) => [r.id, r]));
-      const data = ids.flatMap((id) => {
-        const row = byId.get(id);
-        return row ? [shapeProduct(row, link)] : []; // gone between the two reads: skip, never fail
-      });
-      return { data, count: data.length, total, limit, offset, has_more: offset + ids.length < total };
+      const data = rows.map((row) => shapeProduct(row, link));
+      return { data, count: data.length, total, limit, offset, has_more: offset + rows.length < total };
     },
 
     /** GET /catalog/products/{id}: by product id or SKU, or a variant's id, SKU or barcode. */
