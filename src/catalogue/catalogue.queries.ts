@@ -44,7 +44,15 @@ function filterSql(companyId: string, f: PageFilter): { where: SQL; shape: strin
   return { where: sql.join(parts, sql` AND `), shape };
 }
 
+/** The exact number of products matching the filter; unfiltered, the per-company counter (migration 0008). */
 export async function countProducts(db: Db, companyId: string, f: PageFilter): Promise<number> {
+  if (f.words.length === 0 && !f.categoryIds && !f.brandIds && !f.inStock) {
+    const rows = await db.query<{ n: number }>(
+      sql`SELECT coalesce((SELECT listed_products FROM catalogue_counts WHERE company_id = ${companyId}), 0) AS n`,
+      'catalogue_count_all',
+    );
+    return rows[0].n;
+  }
   const { where, shape } = filterSql(companyId, f);
   const rows = await db.query<{ n: number }>(sql`SELECT count(*)::int AS n FROM products p WHERE ${where}`, `catalogue_count_${shape}`);
   return rows[0].n;
@@ -117,8 +125,8 @@ export interface ProductRow {
  * joins shared by the page query and the by-id query. Numbers travel as text inside the JSON, so no
  * decimal becomes a float.
  */
-function productSelect(companyId: string): SQL {
-  return sql`SELECT p.id, p.sku, p.name, p.description, p.unit, p.hsn_code, p.tax_rate::text AS tax_rate,
+function productSelect(companyId: string, extra: SQL = sql``): SQL {
+  return sql`SELECT ${extra} p.id, p.sku, p.name, p.description, p.unit, p.hsn_code, p.tax_rate::text AS tax_rate,
           c.id AS category_id, c.name AS category_name, c.slug AS category_slug, pc.name AS category_parent,
           b.id AS brand_id, b.name AS brand_name,
           (SELECT coalesce(json_agg(json_build_object(
@@ -149,16 +157,6 @@ function productSelect(companyId: string): SQL {
         LEFT JOIN brands b ON b.company_id = p.company_id AND b.id = p.brand_id`;
 }
 
-/** The given products in full, in one round trip (detail). */
-export async function productsByIds(db: Db, companyId: string, ids: string[]): Promise<ProductRow[]> {
-  if (ids.length === 0) return [];
-  return db.query<ProductRow>(
-    sql`${productSelect(companyId)}
-        WHERE p.company_id = ${companyId} AND p.id = ANY(${sql.param(ids)}::text[])`,
-    'catalogue_products_by_ids',
-  );
-}
-
 /**
  * One browse page in full, in one round trip: the page's ids come first from the (company_id, sort_name, id)
  * index (LIMIT/OFFSET over ids only, never over joined rows), then only those products are assembled.
@@ -177,25 +175,25 @@ export async function productPage(db: Db, companyId: string, f: PageFilter, limi
 }
 
 /**
- * What a detail id names, best match first: product id, variant id, variant SKU, product SKU, barcode.
- * Exact (case-sensitive) comparison, as SKUs are unique per company case-sensitively.
+ * The product a detail id names, in full, in one round trip: best match first among product id, variant id,
+ * variant SKU, product SKU, barcode (exact, case-sensitive, as SKUs are unique per company). Undefined when
+ * nothing matches, or the product is not listed, or the id named an inactive variant.
  */
-export async function resolveProductRef(db: Db, companyId: string, ref: string): Promise<{ product_id: string; variant_id: string | null; visible: boolean } | undefined> {
-  const rows = await db.query<{ product_id: string; variant_id: string | null; visible: boolean }>(
-    sql`SELECT m.product_id, m.variant_id,
-               (p.listed AND (m.variant_id IS NULL OR mv.active)) AS visible
-        FROM (
-          SELECT id AS product_id, NULL::text AS variant_id, 1 AS rank FROM products WHERE company_id = ${companyId} AND id = ${ref}
-          UNION ALL SELECT product_id, id, 2 FROM variants WHERE company_id = ${companyId} AND id = ${ref}
-          UNION ALL SELECT product_id, id, 3 FROM variants WHERE company_id = ${companyId} AND sku = ${ref}
-          UNION ALL SELECT id, NULL, 4 FROM products WHERE company_id = ${companyId} AND sku = ${ref}
-          UNION ALL SELECT product_id, id, 5 FROM variants WHERE company_id = ${companyId} AND barcode = ${ref}
-        ) m
-        JOIN products p ON p.company_id = ${companyId} AND p.id = m.product_id
-        LEFT JOIN variants mv ON mv.company_id = ${companyId} AND mv.id = m.variant_id
-        ORDER BY m.rank
-        LIMIT 1`,
-    'catalogue_resolve_ref',
+export async function productByRef(db: Db, companyId: string, ref: string): Promise<(ProductRow & { matched_variant_id: string | null }) | undefined> {
+  const rows = await db.query<ProductRow & { matched_variant_id: string | null }>(
+    sql`WITH m AS MATERIALIZED (
+          SELECT product_id, variant_id FROM (
+            SELECT id AS product_id, NULL::text AS variant_id, 1 AS rank FROM products WHERE company_id = ${companyId} AND id = ${ref}
+            UNION ALL SELECT product_id, id, 2 FROM variants WHERE company_id = ${companyId} AND id = ${ref}
+            UNION ALL SELECT product_id, id, 3 FROM variants WHERE company_id = ${companyId} AND sku = ${ref}
+            UNION ALL SELECT id, NULL, 4 FROM products WHERE company_id = ${companyId} AND sku = ${ref}
+            UNION ALL SELECT product_id, id, 5 FROM variants WHERE company_id = ${companyId} AND barcode = ${ref}
+          ) candidates ORDER BY rank LIMIT 1)
+        ${productSelect(companyId, sql`m.variant_id AS matched_variant_id,`)}
+        JOIN m ON m.product_id = p.id
+        LEFT JOIN variants mv ON mv.company_id = p.company_id AND mv.id = m.variant_id
+        WHERE p.company_id = ${companyId} AND p.listed AND (m.variant_id IS NULL OR mv.active)`,
+    'catalogue_product_by_ref',
   );
   return rows[0];
 }

@@ -99,14 +99,12 @@ export function createCatalogueService({ db, media }: { db: Db; media: Pick<Medi
     /** GET /catalog/products/{id}: by product id or SKU, or a variant's id, SKU or barcode. */
     async getProduct(tenant: Tenant, id: string, origin: string): Promise<ProductDetail> {
       const { companyId } = tenant;
-      const ref = await q.resolveProductRef(db, companyId, id);
-      if (!ref || !ref.visible) throw notFound(`no product "${id}" in this catalogue`);
-      const [rows, link] = await Promise.all([q.productsByIds(db, companyId, [ref.product_id]), media.linker(origin)]);
-      if (!rows[0] || rows[0].variants.length === 0) throw notFound(`no product "${id}" in this catalogue`);
+      const [row, link] = await Promise.all([q.productByRef(db, companyId, id), media.linker(origin)]);
+      if (!row || row.variants.length === 0) throw notFound(`no product "${id}" in this catalogue`);
       return {
-        ...shapeProduct(rows[0], link),
-        matched_variant_id: ref.variant_id,
-        images: rows[0].photos.map((ph) => ({ url: link(ph.path), alt: ph.alt, variant_id: ph.variant_id })),
+        ...shapeProduct(row, link),
+        matched_variant_id: row.matched_variant_id,
+        images: row.photos.map((ph) => ({ url: link(ph.path), alt: ph.alt, variant_id: ph.variant_id })),
       };
     },
 
