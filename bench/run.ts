@@ -249,7 +249,7 @@ function workloads(port: number, f: Fixture, hasPgbench: boolean): Workload[] {
     body: JSON.stringify(orderBody(nextRef(), f.agedSku)),
   }));
   w10('POST /orders fresh SKU', () => ({ method: 'POST', path: `${api}/orders`, headers: { ...small, ...json }, body: JSON.stringify(orderBody(nextRef(), f.freshSku)) }));
-  return args.only ? list.filter((x) => x.name.includes(args.only!)) : list;
+  return list;
 }
 
 // ---------------------------------------------------------------- report
@@ -319,7 +319,8 @@ async function main() {
   const results = new Map<string, Measure[]>();
   let rss = '';
   try {
-    const list = workloads(port, fixture, hasPgbench);
+    const all = workloads(port, fixture, hasPgbench);
+    const list = args.only ? all.filter((x) => x.name.includes(args.only!)) : all;
     log(`warm-up (${list.length} workloads, 1 s each)`);
     for (const w of list) await w.run(1);
     const warmRss = rssMb(child.pid!);
@@ -332,7 +333,7 @@ async function main() {
     }
     const soakMinutes = Number(args.soak);
     if (soakMinutes > 0) {
-      const mixed = list.filter((w) => w.connections === 10 && !w.name.includes('baseline'));
+      const mixed = all.filter((w) => w.connections === 10 && !w.name.includes('baseline'));
       const until = Date.now() + soakMinutes * 60_000;
       log(`soak: ${soakMinutes} min of mixed traffic`);
       while (Date.now() < until) {

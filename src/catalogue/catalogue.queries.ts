@@ -88,12 +88,13 @@ export interface VariantRow {
   barcode: string | null;
   name: string;
   attributes: Record<string, string>;
+  /** decimal text, 2 places */
   selling_price: string;
   mrp: string;
-  /** on_hand - reserved at the active ship-from location; may be negative, clamped by the service */
-  ship_net: string;
-  /** on_hand - reserved summed over active locations */
-  total_net: string;
+  /** decimal text, 3 places, never negative */
+  available: string;
+  available_total: string;
+  in_stock: boolean;
 }
 
 export interface PhotoRow {
@@ -117,6 +118,13 @@ export interface ProductRow {
   brand_id: string | null;
   brand_name: string | null;
   variants: VariantRow[];
+  /** sums over the active variants, decimal text with 3 places */
+  available: string;
+  available_total: string;
+  in_stock: boolean;
+  /** lowest and highest selling price of the active variants (null when none) */
+  price_min: string | null;
+  price_max: string | null;
   photos: PhotoRow[];
 }
 
@@ -129,24 +137,7 @@ function productSelect(companyId: string, extra: SQL = sql``): SQL {
   return sql`SELECT ${extra} p.id, p.sku, p.name, p.description, p.unit, p.hsn_code, p.tax_rate::text AS tax_rate,
           c.id AS category_id, c.name AS category_name, c.slug AS category_slug, pc.name AS category_parent,
           b.id AS brand_id, b.name AS brand_name,
-          (SELECT coalesce(json_agg(json_build_object(
-                    'id', v.id, 'sku', v.sku, 'barcode', v.barcode, 'name', v.name, 'attributes', v.attributes,
-                    'selling_price', v.selling_price::text, 'mrp', v.mrp::text,
-                    'ship_net', v.ship_net::text, 'total_net', v.total_net::text) ORDER BY v.position, v.id), '[]'::json)
-           FROM (
-             SELECT vv.id, vv.sku, vv.barcode, vv.name, vv.attributes, vv.position, vv.selling_price, vv.mrp,
-                    coalesce(sum(st.on_hand - st.reserved) FILTER (WHERE st.ships_orders), 0) AS ship_net,
-                    coalesce(sum(st.on_hand - st.reserved), 0) AS total_net
-             FROM variants vv
-             LEFT JOIN (
-               SELECT sl.variant_id, sl.on_hand, sl.reserved, loc.ships_orders
-               FROM stock_levels sl
-               JOIN stock_locations loc ON loc.company_id = sl.company_id AND loc.id = sl.location_id AND loc.active
-               WHERE sl.company_id = ${companyId}
-             ) st ON st.variant_id = vv.id
-             WHERE vv.company_id = p.company_id AND vv.product_id = p.id AND vv.active
-             GROUP BY vv.id, vv.sku, vv.barcode, vv.name, vv.attributes, vv.position, vv.selling_price, vv.mrp
-           ) v) AS variants,
+          va.variants, va.available, va.available_total, va.in_stock, va.price_min, va.price_max,
           (SELECT coalesce(json_agg(json_build_object('path', ph.path, 'alt', ph.alt, 'variant_id', ph.variant_id) ORDER BY ph.position, ph.id), '[]'::json)
            FROM product_photos ph
            LEFT JOIN variants pv ON pv.company_id = ph.company_id AND pv.id = ph.variant_id
@@ -154,7 +145,35 @@ function productSelect(companyId: string, extra: SQL = sql``): SQL {
         FROM products p
         LEFT JOIN categories c ON c.company_id = p.company_id AND c.id = p.category_id
         LEFT JOIN categories pc ON pc.company_id = c.company_id AND pc.id = c.parent_id
-        LEFT JOIN brands b ON b.company_id = p.company_id AND b.id = p.brand_id`;
+        LEFT JOIN brands b ON b.company_id = p.company_id AND b.id = p.brand_id
+        CROSS JOIN LATERAL (
+          -- Availability in exact numeric arithmetic: per variant, ship-from and all active locations, never
+          -- negative; the product's figures sum its active variants. Text keeps the scale ("12.000", "899.00").
+          SELECT coalesce(json_agg(json_build_object(
+                   'id', v.id, 'sku', v.sku, 'barcode', v.barcode, 'name', v.name, 'attributes', v.attributes,
+                   'selling_price', v.selling_price::text, 'mrp', v.mrp::text,
+                   'available', v.available::text, 'available_total', v.available_total::text, 'in_stock', v.available > 0)
+                   ORDER BY v.position, v.id), '[]'::json) AS variants,
+                 coalesce(sum(v.available), 0)::numeric(14, 3)::text AS available,
+                 coalesce(sum(v.available_total), 0)::numeric(14, 3)::text AS available_total,
+                 coalesce(bool_or(v.available > 0), false) AS in_stock,
+                 min(v.selling_price)::text AS price_min,
+                 max(v.selling_price)::text AS price_max
+          FROM (
+            SELECT vv.id, vv.sku, vv.barcode, vv.name, vv.attributes, vv.position, vv.selling_price, vv.mrp,
+                   greatest(coalesce(sum(st.on_hand - st.reserved) FILTER (WHERE st.ships_orders), 0), 0)::numeric(14, 3) AS available,
+                   greatest(coalesce(sum(st.on_hand - st.reserved), 0), 0)::numeric(14, 3) AS available_total
+            FROM variants vv
+            LEFT JOIN (
+              SELECT sl.variant_id, sl.on_hand, sl.reserved, loc.ships_orders
+              FROM stock_levels sl
+              JOIN stock_locations loc ON loc.company_id = sl.company_id AND loc.id = sl.location_id AND loc.active
+              WHERE sl.company_id = ${companyId}
+            ) st ON st.variant_id = vv.id
+            WHERE vv.company_id = p.company_id AND vv.product_id = p.id AND vv.active
+            GROUP BY vv.id, vv.sku, vv.barcode, vv.name, vv.attributes, vv.position, vv.selling_price, vv.mrp
+          ) v
+        ) va`;
 }
 
 /**

@@ -1,36 +1,25 @@
 import type { Db } from '../db/index.js';
 import type { Tenant } from '../keys/keys.service.js';
-import { Decimal } from 'decimal.js';
 import { notFound } from '../lib/errors.js';
 import type { MediaService, PhotoLinker } from '../media/media.service.js';
 import type { BrowseQuery, BrowseResult, CategoriesResult, Product, ProductDetail, Variant } from './catalogue.schemas.js';
 import * as q from './catalogue.queries.js';
 
-const money = (v: Decimal.Value) => new Decimal(v).toFixed(2);
-const quantity = (v: Decimal.Value) => new Decimal(v).toFixed(3);
-const notNegative = (v: string) => Decimal.max(new Decimal(v), 0);
-
-/** Product row -> the spec's Product shape; availability and ranges from active variants only. */
+/**
+ * Product row -> the spec's Product shape. Every figure arrives as exact decimal text from SQL (availability
+ * and price range over active variants); here only photos, options and the shape are assembled.
+ */
 function shapeProduct(row: q.ProductRow, link: PhotoLinker): Product {
   const mainPhoto = row.photos.find((ph) => ph.variant_id === null) ?? row.photos[0];
   const productImage = mainPhoto ? link(mainPhoto.path) : null;
   const options: Record<string, string[]> = {};
-  let available = new Decimal(0);
-  let availableTotal = new Decimal(0);
-  let min: Decimal | undefined;
-  let max: Decimal | undefined;
 
   const variants: Variant[] = row.variants.map((v) => {
-    const vAvailable = notNegative(v.ship_net);
-    const vTotal = notNegative(v.total_net);
-    available = available.plus(vAvailable);
-    availableTotal = availableTotal.plus(vTotal);
-    const price = new Decimal(v.selling_price);
-    if (!min || price.lt(min)) min = price;
-    if (!max || price.gt(max)) max = price;
+    const attributes: Record<string, string> = {};
     for (const [name, value] of Object.entries(v.attributes ?? {})) {
+      attributes[name] = String(value);
       const values = (options[name] ??= []);
-      if (!values.includes(String(value))) values.push(String(value));
+      if (!values.includes(attributes[name])) values.push(attributes[name]);
     }
     const own = row.photos.find((ph) => ph.variant_id === v.id);
     return {
@@ -38,12 +27,12 @@ function shapeProduct(row: q.ProductRow, link: PhotoLinker): Product {
       sku: v.sku,
       barcode: v.barcode,
       name: v.name,
-      attributes: Object.fromEntries(Object.entries(v.attributes ?? {}).map(([k, val]) => [k, String(val)])),
-      selling_price: money(v.selling_price),
-      mrp: money(v.mrp),
-      available: quantity(vAvailable),
-      available_total: quantity(vTotal),
-      in_stock: vAvailable.gt(0),
+      attributes,
+      selling_price: v.selling_price,
+      mrp: v.mrp,
+      available: v.available,
+      available_total: v.available_total,
+      in_stock: v.in_stock,
       image_url: own ? link(own.path) : productImage,
     };
   });
@@ -59,13 +48,13 @@ function shapeProduct(row: q.ProductRow, link: PhotoLinker): Product {
     brand: row.brand_id ? { id: row.brand_id, name: row.brand_name ?? '' } : null,
     unit: row.unit,
     hsn_code: row.hsn_code,
-    tax_rate: money(row.tax_rate),
+    tax_rate: row.tax_rate,
     currency: 'INR',
-    price_range: { min: money(min ?? 0), max: money(max ?? 0) },
+    price_range: { min: row.price_min ?? '0.00', max: row.price_max ?? '0.00' },
     options,
-    available: quantity(available),
-    available_total: quantity(availableTotal),
-    in_stock: available.gt(0),
+    available: row.available,
+    available_total: row.available_total,
+    in_stock: row.in_stock,
     image_url: productImage,
     variants,
   };
