@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { Db } from '../db/index.js';
 import type { DeliveryAddress } from './orders.schemas.js';
-import type { CustomerRow } from '../customers/customers.queries.js';
+import type { CustomerRow, OrderSummaryRow } from '../customers/customers.queries.js';
 
 export interface VariantRow {
   id: string;
@@ -142,14 +142,7 @@ export async function insertCourierBookingJob(db: Db, companyId: string, jobId: 
     ON CONFLICT DO NOTHING`);
 }
 
-export interface OrderRow {
-  id: string;
-  order_number: string;
-  status: string;
-  amount: string;
-  currency: string;
-  created_at: Date;
-  external_reference: string | null;
+export interface OrderRow extends OrderSummaryRow {
   payment: 'cod' | 'prepaid';
   delivery_address: DeliveryAddress | null;
   customer_name: string;

@@ -6,7 +6,7 @@ import { Decimal, money, qty } from '../lib/money.js';
 import { normalizePhone } from '../lib/phone.js';
 import { resolveDeliveryState } from '../lib/pincode.js';
 import { iso } from '../lib/time.js';
-import { addressOnFile, type AddressFields } from '../customers/customers.service.js';
+import { addressOnFile, toOrderSummary, type AddressFields } from '../customers/customers.service.js';
 import { withRetry } from '../db/index.js';
 import {
   findOrderById,
@@ -24,7 +24,6 @@ import {
 } from './orders.queries.js';
 import { parseQuantity, type Order, type OrderLine, type OrderLookup, type PlaceOrderBody } from './orders.schemas.js';
 import { insufficientStock, reservationLines } from './reservations.js';
-import { orderStatusLabel } from './status-labels.js';
 import { shipmentOut } from '../fulfilment/shapes.js';
 import { invoiceOut } from '../fulfilment/invoices.js';
 import type { ShipmentStatus } from '../couriers/types.js';
@@ -200,14 +199,7 @@ export function createOrderService({ db, clock = () => new Date() }: { db: Db; c
       if (!o) throw unknown();
       const lines = await findOrderLines(db, tenant.companyId, o.id);
       return {
-        order_id: o.id,
-        order_number: o.order_number,
-        order_status: o.status,
-        status_label: orderStatusLabel(o.status),
-        amount: money(o.amount),
-        currency: o.currency,
-        order_date: iso(o.created_at),
-        external_reference: o.external_reference,
+        ...toOrderSummary(o),
         customer: { name: o.customer_name, phone: o.customer_phone },
         items: lines.map(lineOut),
         shipment: o.shipment_status
