@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import type { Db } from '../db/index.js';
 import { newId } from '../lib/ids.js';
-import { refreshSearchText } from './catalogue.queries.js';
+import { analyzeCatalogue, refreshSearchText } from './catalogue.queries.js';
 
 /** Word lists so generated names read like a real Indian D2C catalogue and search has something to find. */
 const GROUPS = [
@@ -136,5 +136,6 @@ export async function generateCatalogue(db: Db, companyId: string, opts: Generat
     });
     opts.onProgress?.(end, opts.products);
   }
+  await analyzeCatalogue(db);
   return { products: opts.products, variants: variantCount };
 }

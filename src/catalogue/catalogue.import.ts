@@ -8,7 +8,7 @@ import { validationError, type FieldIssue } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import { issuesToDetails } from '../lib/validation.js';
 import { catalogueSections, productEntry, type CatalogueFile, type ProductEntry } from './catalogue.format.js';
-import { refreshSearchText } from './catalogue.queries.js';
+import { analyzeCatalogue, refreshSearchText } from './catalogue.queries.js';
 
 const PHOTO_TYPES = new Set(['.png', '.jpg', '.jpeg', '.webp', '.gif', '.svg', '.avif']);
 const MAX_PHOTO_BYTES = 10 * 1024 * 1024;
@@ -255,7 +255,9 @@ export function createCatalogueImportService({ db, mediaDir }: { db: Db; mediaDi
           writeFileSync(dest, readFileSync(source));
         }
       }
-      return db.tx((tx) => write(tx, companyId, file, photos, opts.onProgress));
+      const summary = await db.tx((tx) => write(tx, companyId, file, photos, opts.onProgress));
+      await analyzeCatalogue(db);
+      return summary;
     },
 
     /**
