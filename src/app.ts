@@ -7,7 +7,6 @@ import type { Redis } from 'ioredis';
 import type { Config } from './config.js';
 import type { Database } from './db/index.js';
 import { AppError, errorBody } from './lib/errors.js';
-import { createKeyService } from './keys/keys.service.js';
 import { memoryFailureCounter, redisFailureCounter, registerAuth } from './http/auth.js';
 import { registerErrorHandling } from './http/error-handler.js';
 import { registerOpsRoutes } from './http/ops.routes.js';
@@ -74,14 +73,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await registerOpenApi(app, config);
 
   const services = deps.services ?? createServices({ db, config });
-  registerOpsRoutes(app, { db, services, config });
+  registerOpsRoutes(app, { db });
   registerMediaRoutes(app, services);
   registerCourierCallbackRoutes(app, services);
 
   await app.register(
     async (api) => {
       const failures = redis ? redisFailureCounter(redis, config.RATE_LIMIT_WINDOW_MS) : memoryFailureCounter(config.RATE_LIMIT_WINDOW_MS);
-      registerAuth(api, { keys: createKeyService({ db }), failures, failureLimit: config.AUTH_FAILURE_LIMIT });
+      registerAuth(api, { keys: services.keys, failures, failureLimit: config.AUTH_FAILURE_LIMIT });
       await api.register(rateLimit, {
         global: true,
         max: config.RATE_LIMIT_MAX,

@@ -7,8 +7,6 @@ import { registerMcpRoutes } from './mcp/mcp.routes.js';
 
 /** Every authenticated route under the base path; one line per domain. */
 export async function registerApiRoutes(api: FastifyInstance, services: Services): Promise<void> {
-  void services;
-  void api;
   registerOrderRoutes(api, services);
   registerCustomerRoutes(api, services);
   await registerCatalogueRoutes(api, services);

@@ -10,7 +10,6 @@ import { createFulfilmentService } from './fulfilment/lifecycle.service.js';
 
 /** Every service, built once per process from its narrow dependencies; REST and MCP call the same ones. */
 export function createServices({ db, config }: { db: Db; config: Config }) {
-  void config;
   return {
     companies: createCompanyService({ db }),
     keys: createKeyService({ db }),

@@ -1,13 +1,11 @@
 import type { FastifyInstance } from 'fastify';
-import type { Config } from '../config.js';
 import type { Database } from '../db/index.js';
 import { errorBody } from '../lib/errors.js';
-import type { Services } from '../services.js';
 
 const READY_TIMEOUT_MS = 2000;
 
 /** Unauthenticated operational routes, outside the API base path. */
-export function registerOpsRoutes(app: FastifyInstance, { db }: { db: Database; services: Services; config: Config }): void {
+export function registerOpsRoutes(app: FastifyInstance, { db }: { db: Database }): void {
   app.get('/healthz', async () => ({ status: 'ok' }));
 
   app.get('/readyz', async (_req, reply) => {
