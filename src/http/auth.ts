@@ -28,31 +28,23 @@ export function extractKey(req: FastifyRequest): string | undefined {
  * at speed. In Redis when configured (shared by every instance), else in this process.
  */
 export interface FailureCounter {
-  /** Current failures in the window and ms until it resets. */
-  peek(addr: string): Promise<{ count: number; resetMs: number }>;
-  hit(addr: string): Promise<void>;
+  /** Records one failure; answers the address's failures in the window (all instances) and ms until it resets. */
+  hit(addr: string): Promise<{ count: number; resetMs: number }>;
 }
 
 export function memoryFailureCounter(windowMs: number): FailureCounter {
   const hits = new Map<string, { count: number; resetAt: number }>();
-  const current = (addr: string) => {
-    const now = Date.now();
-    const entry = hits.get(addr);
-    if (!entry || entry.resetAt <= now) return undefined;
-    return entry;
-  };
   return {
-    async peek(addr) {
-      const e = current(addr);
-      return e ? { count: e.count, resetMs: e.resetAt - Date.now() } : { count: 0, resetMs: 0 };
-    },
     async hit(addr) {
-      const e = current(addr);
-      if (e) e.count++;
-      else {
+      const now = Date.now();
+      let entry = hits.get(addr);
+      if (!entry || entry.resetAt <= now) {
         if (hits.size > 100_000) hits.clear(); // bounded memory under a flood of addresses
-        hits.set(addr, { count: 1, resetAt: Date.now() + windowMs });
+        entry = { count: 0, resetAt: now + windowMs };
+        hits.set(addr, entry);
       }
+      entry.count++;
+      return { count: entry.count, resetMs: entry.resetAt - now };
     },
   };
 }
@@ -60,20 +52,13 @@ export function memoryFailureCounter(windowMs: number): FailureCounter {
 export function redisFailureCounter(redis: Redis, windowMs: number): FailureCounter {
   const key = (addr: string) => `commerce:authfail:${addr}`;
   return {
-    async peek(addr) {
-      try {
-        const [count, ttl] = await Promise.all([redis.get(key(addr)), redis.pttl(key(addr))]);
-        return { count: Number(count ?? 0), resetMs: Math.max(ttl, 0) };
-      } catch {
-        return { count: 0, resetMs: 0 }; // Redis down: fail open, like the request rate limit
-      }
-    },
     async hit(addr) {
       try {
         const count = await redis.incr(key(addr));
         if (count === 1) await redis.pexpire(key(addr), windowMs);
+        return { count, resetMs: count === 1 ? windowMs : Math.max(await redis.pttl(key(addr)), 0) };
       } catch {
-        /* fail open */
+        return { count: 0, resetMs: 0 }; // Redis down: fail open, like the request rate limit
       }
     },
   };
@@ -88,19 +73,31 @@ export interface AuthOptions {
 /** onRequest hook for the API scope: sets `req.tenant` or answers 401/403 (and 429 for guessers). */
 export function registerAuth(scope: FastifyInstance, { keys, failures, failureLimit }: AuthOptions): void {
   scope.decorateRequest('tenant', null as unknown as Tenant);
+  // Addresses past the limit, until their window ends. Filled from the shared count each failure returns, so a
+  // successful request does no I/O for this check (an instance that has not yet seen an address fail lets one
+  // more attempt through, then learns the shared count).
+  const blocked = new Map<string, number>();
   scope.addHook('onRequest', async (req, reply) => {
-    const { count, resetMs } = await failures.peek(req.ip);
-    if (count >= failureLimit) {
-      const retryAfter = String(Math.max(1, Math.ceil(resetMs / 1000)));
-      throw new AppError('rate_limited', `too many failed authentications from this address; retry after ${retryAfter} s`, undefined, {
-        'retry-after': retryAfter,
-      });
+    const until = blocked.get(req.ip);
+    if (until !== undefined) {
+      const ms = until - Date.now();
+      if (ms > 0) {
+        const retryAfter = String(Math.max(1, Math.ceil(ms / 1000)));
+        throw new AppError('rate_limited', `too many failed authentications from this address; retry after ${retryAfter} s`, undefined, {
+          'retry-after': retryAfter,
+        });
+      }
+      blocked.delete(req.ip);
     }
     const key = extractKey(req);
     const outcome = key ? await keys.authenticate(key) : ({ ok: false, reason: 'unauthorized' } as const);
     if (!outcome.ok) {
       if (outcome.reason === 'unauthorized') {
-        await failures.hit(req.ip);
+        const { count, resetMs } = await failures.hit(req.ip);
+        if (count >= failureLimit) {
+          if (blocked.size > 100_000) blocked.clear(); // bounded memory under a flood of addresses
+          blocked.set(req.ip, Date.now() + resetMs);
+        }
         throw new AppError('unauthorized', UNAUTHORIZED);
       }
       throw new AppError('forbidden', outcome.message);
