@@ -27,9 +27,7 @@ function capProtocolVersion(body: unknown): void {
  * Clients that send only `Accept: application/json` (or nothing) are served: we always answer JSON,
  * never SSE, so the SDK's demand for both types (issue #1944) adds nothing here.
  */
-function acceptHeader(): string {
-  return 'application/json, text/event-stream';
-}
+const ACCEPT_BOTH = 'application/json, text/event-stream';
 
 export function registerMcpRoutes(api: FastifyInstance, services: Services): void {
   // Each tool call spends one request of the key's budget (shared with REST); initialize, tools/list and
@@ -63,10 +61,11 @@ export function registerMcpRoutes(api: FastifyInstance, services: Services): voi
       for (const [name, value] of Object.entries(req.headers)) {
         if (typeof value === 'string') headers.set(name, value);
       }
-      headers.set('accept', acceptHeader());
+      headers.set('accept', ACCEPT_BOTH);
       headers.set('content-type', 'application/json');
       const response = await transport.handleRequest(
-        new Request(`http://localhost${req.url}`, { method: 'POST', headers, body: JSON.stringify(req.body) }),
+        // The transport takes the body Fastify already parsed (parsedBody); the Request carries only method and headers.
+        new Request(`http://localhost${req.url}`, { method: 'POST', headers }),
         { parsedBody: req.body },
       );
       reply.status(response.status);
