@@ -14,7 +14,7 @@ import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { sql } from 'drizzle-orm';
 import pg from 'pg';
-import { createPgDatabase, type Database } from '../src/db/client.js';
+import { createPgDatabase } from '../src/db/client.js';
 import { migrate } from '../src/db/migrate.js';
 import { generateCatalogue } from '../src/catalogue/catalogue.generate.js';
 import { configSchema } from '../src/config.js';

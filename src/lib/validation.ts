@@ -15,13 +15,6 @@ export function issuesToDetails(issues: ReadonlyArray<{ path: ReadonlyArray<Prop
   return issues.map((i) => ({ path: fieldPath(i.path) || root || '(body)', message: i.message }));
 }
 
-/** Parses with a zod schema, or throws 400 validation_failed naming every bad field at once. */
-export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
-  const result = schema.safeParse(input);
-  if (!result.success) throw toValidationError(result.error);
-  return result.data;
-}
-
 export function toValidationError(error: z.ZodError): AppError {
   return validationError(issuesToDetails(error.issues));
 }
