@@ -86,7 +86,7 @@ describe('failed authentication from one address', () => {
     const a = await app({ AUTH_FAILURE_LIMIT: '5' });
     const bad = `cok_${'x'.repeat(12)}_${'y'.repeat(32)}`;
     for (let i = 0; i < 5; i++) expect((await get(a, { 'x-api-key': bad })).statusCode).toBe(401);
-    for (const headers of [{ 'x-api-key': bad }, { authorization: 'Bearer nonsense' }, {}]) {
+    for (const headers of [{ 'x-api-key': bad }, { authorization: 'Bearer nonsense' }, {}] as Record<string, string>[]) {
       const blocked = await get(a, headers);
       expect(blocked.statusCode).toBe(429);
       expect(blocked.json().error.code).toBe('rate_limited');
