@@ -7,6 +7,7 @@ import type { Redis } from 'ioredis';
 import type { Config } from './config.js';
 import type { Database } from './db/index.js';
 import { AppError, errorBody } from './lib/errors.js';
+import { trustProxyFn } from './lib/trust-proxy.js';
 import { memoryFailureCounter, redisFailureCounter, registerAuth } from './http/auth.js';
 import { registerErrorHandling } from './http/error-handler.js';
 import { registerOpsRoutes } from './http/ops.routes.js';
@@ -48,7 +49,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     bodyLimit: 32 * 1024,
     // Path parameters are length-checked by each route's schema (400 with details), not by the router's 414.
     routerOptions: { maxParamLength: 1000 },
-    trustProxy: false,
+    // Off unless TRUST_PROXY names the proxies in front: then req.ip/host/protocol come from X-Forwarded-*.
+    trustProxy: trustProxyFn(config.TRUST_PROXY),
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     // Errors Fastify raises before routing (a malformed %-escape in the URL) get our error shape too.

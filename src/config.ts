@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseTrustProxy } from './lib/trust-proxy.js';
 
 const optionalString = z
   .string()
@@ -15,6 +16,17 @@ export const configSchema = z.object({
     .regex(/^\/[A-Za-z0-9/_-]*[A-Za-z0-9_-]$/, 'must start with "/" and not end with "/"')
     .default('/api/v1/commerce'),
   PUBLIC_URL: optionalString.pipe(z.url().optional()),
+  TRUST_PROXY: z
+    .string()
+    .optional()
+    .transform((raw, ctx) => {
+      const parsed = parseTrustProxy(raw);
+      if (typeof parsed === 'object' && !Array.isArray(parsed)) {
+        ctx.addIssue({ code: 'custom', message: parsed.error });
+        return z.NEVER;
+      }
+      return parsed;
+    }),
   DATABASE_URL: optionalString,
   DATA_DIR: z.string().min(1).default('./data'),
   DB_POOL_MAX: z.coerce.number().int().min(1).max(200).default(20),

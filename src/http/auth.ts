@@ -70,34 +70,45 @@ export interface AuthOptions {
   failureLimit: number;
 }
 
-/** onRequest hook for the API scope: sets `req.tenant` or answers 401/403 (and 429 for guessers). */
+/**
+ * onRequest hook for the API scope: sets `req.tenant` or answers 401/403, and 429 to an address that keeps
+ * failing. The key is checked first, so a valid key is always served (its own rate limit aside) even from an
+ * address shared with a guesser: only failed attempts spend or meet the address's failure budget.
+ */
 export function registerAuth(scope: FastifyInstance, { keys, failures, failureLimit }: AuthOptions): void {
   scope.decorateRequest('tenant', null as unknown as Tenant);
   // Addresses past the limit, until their window ends. Filled from the shared count each failure returns, so a
-  // successful request does no I/O for this check (an instance that has not yet seen an address fail lets one
-  // more attempt through, then learns the shared count).
+  // failure from a blocked address is refused without a Redis round trip (an instance that has not yet seen the
+  // address fail asks Redis once, and learns the shared count).
   const blocked = new Map<string, number>();
-  scope.addHook('onRequest', async (req, reply) => {
-    const until = blocked.get(req.ip);
-    if (until !== undefined) {
-      const ms = until - Date.now();
-      if (ms > 0) {
-        const retryAfter = String(Math.max(1, Math.ceil(ms / 1000)));
-        throw new AppError('rate_limited', `too many failed authentications from this address; retry after ${retryAfter} s`, undefined, {
-          'retry-after': retryAfter,
-        });
-      }
-      blocked.delete(req.ip);
+
+  /** Charges one failure to the address; throws 429 once it is over the limit. */
+  async function chargeFailure(addr: string): Promise<void> {
+    let until = blocked.get(addr);
+    if (until !== undefined && until <= Date.now()) {
+      blocked.delete(addr);
+      until = undefined;
     }
+    if (until === undefined) {
+      const { count, resetMs } = await failures.hit(addr);
+      if (count < failureLimit) return;
+      if (blocked.size > 100_000) blocked.clear(); // bounded memory under a flood of addresses
+      until = Date.now() + resetMs;
+      blocked.set(addr, until);
+      if (count === failureLimit) return; // the attempt that reaches the limit still gets its 401
+    }
+    const retryAfter = String(Math.max(1, Math.ceil((until - Date.now()) / 1000)));
+    throw new AppError('rate_limited', `too many failed authentications from this address; retry after ${retryAfter} s`, undefined, {
+      'retry-after': retryAfter,
+    });
+  }
+
+  scope.addHook('onRequest', async (req, reply) => {
     const key = extractKey(req);
     const outcome = key ? await keys.authenticate(key) : ({ ok: false, reason: 'unauthorized' } as const);
     if (!outcome.ok) {
       if (outcome.reason === 'unauthorized') {
-        const { count, resetMs } = await failures.hit(req.ip);
-        if (count >= failureLimit) {
-          if (blocked.size > 100_000) blocked.clear(); // bounded memory under a flood of addresses
-          blocked.set(req.ip, Date.now() + resetMs);
-        }
+        await chargeFailure(req.ip);
         throw new AppError('unauthorized', UNAUTHORIZED);
       }
       throw new AppError('forbidden', outcome.message);

@@ -1,8 +1,10 @@
 import { randomBytes } from 'node:crypto';
+import { isIP } from 'node:net';
 import { sql } from 'drizzle-orm';
 import type { Config } from '../config.js';
 import type { Db } from '../db/index.js';
 import { signPath, verifyPath } from '../lib/signing.js';
+import { trustProxyFn } from '../lib/trust-proxy.js';
 
 /** Signed photo links are valid this long (spec, Limits). */
 export const LINK_TTL_SECONDS = 600;
@@ -10,11 +12,22 @@ const SECRET_NAME = 'media_signing';
 
 export type PhotoLinker = (path: string) => string;
 
+/** What `origin` reads of a request (a FastifyRequest has it all). */
+export interface OriginRequest {
+  /** Fastify's: X-Forwarded-Proto/Host when the peer is a trusted proxy, else the socket's scheme and `Host`. */
+  protocol: string;
+  host: string;
+  headers: Record<string, string | string[] | undefined>;
+  socket?: { remoteAddress?: string; localAddress?: string; localPort?: number; encrypted?: boolean } | null;
+}
+
+const FORWARDED_HOST = /^(?:[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
+
 /**
  * Signs and checks photo links. The secret is SIGNING_SECRET, or one generated on first use and kept
  * in `service_secrets` so every instance signs alike (the first writer wins; everyone reads it back).
  */
-export function createMediaService({ db, config }: { db: Db; config: Pick<Config, 'SIGNING_SECRET' | 'PUBLIC_URL' | 'MEDIA_DIR'> }) {
+export function createMediaService({ db, config }: { db: Db; config: Pick<Config, 'SIGNING_SECRET' | 'PUBLIC_URL' | 'MEDIA_DIR' | 'TRUST_PROXY' | 'HOST' | 'PORT'> }) {
   let secret: Promise<string> | undefined;
   const loadSecret = async (): Promise<string> => {
     if (config.SIGNING_SECRET) return config.SIGNING_SECRET;
@@ -31,13 +44,33 @@ export function createMediaService({ db, config }: { db: Db; config: Pick<Config
     return secret;
   };
   const publicUrl = config.PUBLIC_URL?.replace(/\/+$/, '');
+  const trust = trustProxyFn(config.TRUST_PROXY);
+
+  /** The local address and port of the connection (a real interface of ours), else HOST:PORT as configured. */
+  function listeningOrigin(socket: OriginRequest['socket']): string {
+    let host = socket?.localAddress ?? config.HOST;
+    const port = socket?.localAddress ? socket.localPort : config.PORT;
+    if (host.startsWith('::ffff:') && isIP(host.slice(7)) === 4) host = host.slice(7);
+    if (host === '0.0.0.0' || host === '::') host = '127.0.0.1';
+    if (isIP(host) === 6) host = `[${host}]`;
+    return `${socket?.encrypted ? 'https' : 'http'}://${host}${port ? `:${port}` : ''}`;
+  }
 
   return {
     mediaDir: config.MEDIA_DIR,
 
-    /** scheme://host used in photo links: PUBLIC_URL when set, else what the request came to. */
-    origin(req: { protocol: string; host: string }): string {
-      return publicUrl ?? `${req.protocol}://${req.host}`;
+    /**
+     * scheme://host used in photo links: PUBLIC_URL when set; else X-Forwarded-Proto/Host when the request came
+     * through a trusted proxy (TRUST_PROXY) that sent them; else the address this server was reached on. Never the
+     * `Host` header: any client can write `Host: evil.example` and would get links pointing there.
+     */
+    origin(req: OriginRequest): string {
+      if (publicUrl) return publicUrl;
+      const peer = req.socket?.remoteAddress;
+      if (trust && peer && trust(peer, 0) && req.headers['x-forwarded-host']) {
+        if ((req.protocol === 'http' || req.protocol === 'https') && FORWARDED_HOST.test(req.host)) return `${req.protocol}://${req.host}`;
+      }
+      return listeningOrigin(req.socket);
     },
 
     /** A function turning a media path (`<company_id>/<file>`) into an absolute link valid 10 minutes. */

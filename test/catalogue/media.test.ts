@@ -2,8 +2,12 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
+import { request } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { buildTestApp, useTestApp } from '../helpers/app.js';
+import { buildTestApp, useTestApp, type TestApp } from '../helpers/app.js';
+import { createCompanyWithKey } from '../helpers/fixtures.js';
+import { addLocations, addProduct } from '../helpers/catalogue-fixtures.js';
+import { addPhoto } from './setup.js';
 import { signPath, verifyPath } from '../../src/lib/signing.js';
 import { createMediaService, LINK_TTL_SECONDS } from '../../src/media/media.service.js';
 
@@ -101,7 +105,7 @@ describe('GET /media/<path>', () => {
 
   it('without SIGNING_SECRET every instance shares one generated secret from service_secrets', async () => {
     await ctx.db.query(sql`DELETE FROM service_secrets WHERE name = 'media_signing'`);
-    const cfg = { SIGNING_SECRET: undefined, PUBLIC_URL: undefined, MEDIA_DIR: mediaDir };
+    const cfg = { ...ctx.config, SIGNING_SECRET: undefined, PUBLIC_URL: undefined, MEDIA_DIR: mediaDir };
     const one = createMediaService({ db: ctx.db, config: cfg });
     const two = createMediaService({ db: ctx.db, config: cfg });
     const [a, b] = await Promise.all([one.linker('http://x', 1_000_000), two.linker('http://x', 1_000_000)]);
@@ -110,14 +114,96 @@ describe('GET /media/<path>', () => {
     expect(rows[0].value.length).toBeGreaterThanOrEqual(32);
     expect(a('p/q.png')).not.toBe((await ctx.services.media.linker('http://x', 1_000_000))('p/q.png'));
   });
+});
 
-  it('uses PUBLIC_URL for photo links when set', async () => {
-    const other = await buildTestApp(ctx.db, { MEDIA_DIR: mediaDir, PUBLIC_URL: 'https://api.example.com/' });
+describe('photo link origin', () => {
+  async function companyWithPhoto(a: TestApp) {
+    const co = await createCompanyWithKey(a.services);
+    await addLocations(a.db, co.company.id);
+    const { productId } = await addProduct(a.db, co.company.id, { sku: 'TEE', name: 'Tee', variants: [{ sku: 'TEE-1', selling_price: '10', stock: '1' }] });
+    await addPhoto(a.db, co.company.id, productId, `${co.company.id}/tee.png`);
+    return { ...co, productId };
+  }
+
+  /** The origins of the photo links in browse, product detail and the MCP browse_catalog result, one list per door. */
+  async function linkOrigins(a: TestApp, headers: Record<string, string>, remoteAddress?: string) {
+    const co = await companyWithPhoto(a);
+    const base = a.config.BASE_PATH;
+    const all = { ...co.headers, ...headers };
+    const responses = [
+      await a.app.inject({ url: `${base}/catalog/products`, headers: all, remoteAddress }),
+      await a.app.inject({ url: `${base}/catalog/products/${co.productId}`, headers: all, remoteAddress }),
+      await a.app.inject({
+        method: 'POST',
+        url: `${base}/mcp`,
+        headers: { ...all, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        payload: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'browse_catalog', arguments: {} } },
+        remoteAddress,
+      }),
+    ];
+    return responses.map((res) => {
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.body).not.toContain('evil.example');
+      const origins = [...res.body.matchAll(/(https?:\/\/[^/"\\\s]+)\/media\//g)].map((m) => m[1]);
+      expect(origins.length, res.body).toBeGreaterThan(0);
+      return [...new Set(origins)];
+    });
+  }
+
+  const hostile = { host: 'evil.example', 'x-forwarded-host': 'evil.example', 'x-forwarded-proto': 'https' };
+
+  it('never comes from the Host header: without PUBLIC_URL links name the address the server listens on', async () => {
+    const origins = await linkOrigins(ctx, hostile);
+    expect(origins).toEqual([['http://127.0.0.1:3000'], ['http://127.0.0.1:3000'], ['http://127.0.0.1:3000']]);
+  });
+
+  it('a listening server links to the address and port it was reached on, whatever Host says', async () => {
+    const a = await buildTestApp(ctx.db, { MEDIA_DIR: mediaDir });
     try {
-      expect(other.services.media.origin({ protocol: 'http', host: 'internal:3000' })).toBe('https://api.example.com');
-      expect(ctx.services.media.origin({ protocol: 'http', host: 'internal:3000' })).toBe('http://internal:3000');
+      const address = await a.app.listen({ host: '127.0.0.1', port: 0 });
+      const co = await companyWithPhoto(a);
+      const body = await new Promise<string>((resolve, reject) => {
+        const req = request(`${address}${a.config.BASE_PATH}/catalog/products/${co.productId}`, { headers: { ...co.headers, host: 'evil.example' } }, (res) => {
+          let text = '';
+          res.on('data', (d) => (text += d));
+          res.on('end', () => resolve(text));
+        });
+        req.on('error', reject);
+        req.end();
+      });
+      expect(JSON.parse(body).data.image_url.startsWith(`${address}/media/${co.company.id}/tee.png?`)).toBe(true);
+      expect(body).not.toContain('evil.example');
     } finally {
-      await other.app.close();
+      await a.app.close();
+    }
+  });
+
+  it('uses PUBLIC_URL when set', async () => {
+    const a = await buildTestApp(ctx.db, { MEDIA_DIR: mediaDir, PUBLIC_URL: 'https://api.example.com/' });
+    try {
+      expect(await linkOrigins(a, hostile)).toEqual([['https://api.example.com'], ['https://api.example.com'], ['https://api.example.com']]);
+    } finally {
+      await a.app.close();
+    }
+  });
+
+  it('takes X-Forwarded-Proto/Host only from a trusted proxy, and only a well-formed host', async () => {
+    const untrusted = await buildTestApp(ctx.db, { MEDIA_DIR: mediaDir, TRUST_PROXY: '10.0.0.1' });
+    const trusted = await buildTestApp(ctx.db, { MEDIA_DIR: mediaDir, TRUST_PROXY: 'loopback' });
+    try {
+      // The peer (127.0.0.1) is not the proxy named.
+      expect((await linkOrigins(untrusted, hostile)).flat()).toEqual(Array(3).fill('http://127.0.0.1:3000'));
+      // The peer is trusted: its forwarded headers name the origin; without them, not the Host header either.
+      const forwarded = { host: 'internal:3000', 'x-forwarded-host': 'shop.example.in', 'x-forwarded-proto': 'https' };
+      expect((await linkOrigins(trusted, forwarded)).flat()).toEqual(Array(3).fill('https://shop.example.in'));
+      expect((await linkOrigins(trusted, { host: 'evil.example' })).flat()).toEqual(Array(3).fill('http://127.0.0.1:3000'));
+      const malformed = { host: 'x', 'x-forwarded-host': 'shop.example.in/evil.example?', 'x-forwarded-proto': 'https' };
+      expect((await linkOrigins(trusted, malformed)).flat()).toEqual(Array(3).fill('http://127.0.0.1:3000'));
+      // From an address outside the trusted list the same headers are ignored.
+      expect((await linkOrigins(trusted, hostile, '203.0.113.9')).flat()).toEqual(Array(3).fill('http://127.0.0.1:3000'));
+    } finally {
+      await untrusted.app.close();
+      await trusted.app.close();
     }
   });
 });

@@ -86,14 +86,32 @@ describe('failed authentication from one address', () => {
     const a = await app({ AUTH_FAILURE_LIMIT: '5' });
     const bad = `cok_${'x'.repeat(12)}_${'y'.repeat(32)}`;
     for (let i = 0; i < 5; i++) expect((await get(a, { 'x-api-key': bad })).statusCode).toBe(401);
-    const blocked = await get(a, { 'x-api-key': bad });
-    expect(blocked.statusCode).toBe(429);
-    expect(blocked.json().error.code).toBe('rate_limited');
-    expect(Number(blocked.headers['retry-after'])).toBeGreaterThan(0);
+    for (const headers of [{ 'x-api-key': bad }, { authorization: 'Bearer nonsense' }, {}] as Record<string, string>[]) {
+      const blocked = await get(a, headers);
+      expect(blocked.statusCode).toBe(429);
+      expect(blocked.json().error.code).toBe('rate_limited');
+      expect(Number(blocked.headers['retry-after'])).toBeGreaterThan(0);
+    }
     // Another address is not affected.
-    const { key } = await createCompanyWithKey(a.services);
-    const elsewhere = await a.app.inject({ url, headers: { 'x-api-key': key }, remoteAddress: '10.9.8.7' });
-    expect(elsewhere.statusCode).toBe(200);
+    const elsewhere = await a.app.inject({ url, headers: { 'x-api-key': bad }, remoteAddress: '10.9.8.7' });
+    expect(elsewhere.statusCode).toBe(401);
+  });
+
+  it('never refuses a valid key from an address that is guessing: it is served within its own budget', async () => {
+    const a = await app({ AUTH_FAILURE_LIMIT: '5', RATE_LIMIT_MAX: '3' });
+    const { company, key } = await createCompanyWithKey(a.services);
+    const other = await a.services.keys.create(company.id);
+    const bad = `cok_${'x'.repeat(12)}_${'y'.repeat(32)}`;
+    for (let i = 0; i < 8; i++) await get(a, { 'x-api-key': bad });
+    expect((await get(a, { 'x-api-key': bad })).statusCode).toBe(429);
+    // The same address, a valid key (either header): served, and the key's own 3-a-window budget still applies.
+    for (let i = 0; i < 3; i++) expect((await get(a, { 'x-api-key': key })).statusCode).toBe(200);
+    const overBudget = await get(a, { authorization: `Bearer ${key}` });
+    expect(overBudget.statusCode).toBe(429);
+    expect(overBudget.json().error.message).toMatch(/for this key/);
+    expect((await get(a, { authorization: `Bearer ${other.key}` })).statusCode).toBe(200);
+    // Guessing is still throttled in between.
+    expect((await get(a, { 'x-api-key': bad })).statusCode).toBe(429);
   });
 });
 
@@ -118,6 +136,10 @@ describe('with Redis (REDIS_URL)', () => {
     const addr = `10.1.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}`;
     for (const inst of [a, b, a, b]) expect((await inst.app.inject({ url, remoteAddress: addr })).statusCode).toBe(401);
     expect((await b.app.inject({ url, remoteAddress: addr })).statusCode).toBe(429);
+    expect((await a.app.inject({ url, remoteAddress: addr })).statusCode).toBe(429);
+    // A valid key from that address is served by either instance.
+    const { key } = await createCompanyWithKey(a.services);
+    for (const inst of [a, b]) expect((await inst.app.inject({ url, remoteAddress: addr, headers: { 'x-api-key': key } })).statusCode).toBe(200);
   });
 
   it('fails open when Redis goes away: requests are served, not refused', async (t) => {
