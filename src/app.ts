@@ -77,7 +77,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const services = deps.services ?? createServices({ db, config });
   registerOpsRoutes(app, { db });
   registerMediaRoutes(app, services);
-  registerCourierCallbackRoutes(app, services);
+  registerCourierCallbackRoutes(app, { fulfilment: services.fulfilment, config, redis });
 
   await app.register(
     async (api) => {

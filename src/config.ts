@@ -47,6 +47,8 @@ export const configSchema = z.object({
   FULFILMENT_RETRY_BASE_MS: z.coerce.number().int().min(1).default(30_000),
   FULFILMENT_LEASE_MS: z.coerce.number().int().min(1000).default(120_000),
   COURIER_TIMEOUT_MS: z.coerce.number().int().min(100).default(15_000),
+  COURIER_CALLBACK_TOLERANCE_S: z.coerce.number().int().min(1).max(3600).default(300),
+  COURIER_CALLBACK_RATE_LIMIT: z.coerce.number().int().min(1).default(600),
   INVOICE_DUE_DAYS: z.coerce.number().int().min(0).max(365).default(15),
 });
 

@@ -2,6 +2,32 @@
 export const SHIPMENT_STATUSES = ['pending', 'booked', 'picked_up', 'in_transit', 'out_for_delivery', 'delivered', 'rto', 'cancelled', 'failed'] as const;
 export type ShipmentStatus = (typeof SHIPMENT_STATUSES)[number];
 
+/**
+ * The one definition of how a shipment's current status may move. Couriers' updates arrive late, repeated and
+ * out of order; an update naming a status not listed here for the current one is history, never the current
+ * status. Forward only along pending → booked → picked_up → in_transit → out_for_delivery → delivered, with
+ * side exits: failed (an attempt failed, lost, damaged) may be retried (out_for_delivery) or delivered or
+ * returned; rto (return to origin) may start any time after booking until delivery; delivered, rto and
+ * cancelled are final. A parcel already with the courier is not cancelled by a courier's word.
+ */
+export const SHIPMENT_MOVES: Record<ShipmentStatus, readonly ShipmentStatus[]> = {
+  pending: ['booked', 'picked_up', 'in_transit', 'out_for_delivery', 'delivered', 'rto', 'cancelled', 'failed'],
+  booked: ['picked_up', 'in_transit', 'out_for_delivery', 'delivered', 'rto', 'cancelled', 'failed'],
+  picked_up: ['in_transit', 'out_for_delivery', 'delivered', 'rto', 'failed'],
+  in_transit: ['out_for_delivery', 'delivered', 'rto', 'failed'],
+  out_for_delivery: ['delivered', 'rto', 'failed'],
+  failed: ['out_for_delivery', 'delivered', 'rto'],
+  delivered: [],
+  rto: [],
+  cancelled: [],
+};
+
+/** `same`: a repeat (changes nothing); `move`: becomes the current status; `stale`: history only. */
+export function shipmentMove(from: ShipmentStatus, to: ShipmentStatus): 'same' | 'move' | 'stale' {
+  if (from === to) return 'same';
+  return SHIPMENT_MOVES[from].includes(to) ? 'move' : 'stale';
+}
+
 export const COURIER_ADAPTERS = ['manual', 'shiprocket'] as const;
 export type AdapterName = (typeof COURIER_ADAPTERS)[number];
 

@@ -167,10 +167,28 @@ const commands: Parameters<typeof registerCommands>[0] = {
       const company = (await companyId(ctx, values))!;
       const byAwb = !(await ctx.services.fulfilment.view(company, pos[0]).catch(() => null));
       const cod = amount !== undefined ? new Decimal(amount) : values['cod-collected'] === true ? true : undefined;
-      showOrder(
-        ctx,
-        await ctx.services.fulfilment.track(company, byAwb ? { awb: pos[0] } : { reference: pos[0] }, pos[1] as ShipmentStatus, { source: 'cli', codCollected: cod, note: str(values.note) }),
-      );
+      const v = await ctx.services.fulfilment.track(company, byAwb ? { awb: pos[0] } : { reference: pos[0] }, pos[1] as ShipmentStatus, { source: 'cli', codCollected: cod, note: str(values.note) });
+      showOrder(ctx, v);
+      if (!ctx.json && v.update.result === 'repeated') ctx.out(v.update.message);
+    },
+  },
+  'orders attention': {
+    usage: 'orders attention [--company <id|slug>]',
+    summary: 'orders needing staff, oldest first: courier updates held (e.g. delivered for a cancelled order) and failed bookings',
+    async run(args, ctx) {
+      const { values } = parse(args, {}, []);
+      const rows = await ctx.services.fulfilment.listAttention(await companyId(ctx, values, false));
+      if (ctx.json) return ctx.out(JSON.stringify(rows, null, 2));
+      ctx.out(printTable(rows, ['kind', 'id', 'order_number', 'order_status', 'since', 'reason'].map((k) => ({ key: k, title: k.toUpperCase() }))));
+    },
+  },
+  'hold resolve': {
+    usage: 'hold resolve <hold id> --company <id|slug> --note <what was done>',
+    summary: 'close a held courier update once staff have dealt with it (refund, return, re-open); the note is kept',
+    async run(args, ctx) {
+      const { values, pos } = parse(args, { note: { type: 'string' } }, ['id']);
+      const done = await ctx.services.fulfilment.resolveHold((await companyId(ctx, values))!, pos[0], str(values.note) ?? '');
+      ctx.out(ctx.json ? JSON.stringify(done, null, 2) : `hold ${pos[0]} resolved`);
     },
   },
   'invoice issue': {

@@ -102,7 +102,9 @@ export async function updateShipment(
     WHERE company_id = ${companyId} AND id = ${shipmentId}`);
 }
 
-export async function insertShipmentEvent(tx: Db, companyId: string, e: { id: string; shipmentId: string; status: string; source: 'worker' | 'callback' | 'cli'; note?: string | null }): Promise<void> {
+export type TrackSource = 'worker' | 'callback' | 'cli';
+
+export async function insertShipmentEvent(tx: Db, companyId: string, e: { id: string; shipmentId: string; status: string; source: TrackSource; note?: string | null }): Promise<void> {
   await tx.query(sql`
     INSERT INTO shipment_events (company_id, id, shipment_id, status, source, note)
     VALUES (${companyId}, ${e.id}, ${e.shipmentId}, ${e.status}, ${e.source}, ${e.note ?? null})`);
@@ -134,4 +136,50 @@ export async function findBookingLines(db: Db, companyId: string, orderId: strin
 export async function findCustomerContact(db: Db, companyId: string, customerId: string): Promise<{ name: string; phone_e164: string }> {
   const rows = await db.query<{ name: string; phone_e164: string }>(sql`SELECT name, phone_e164 FROM customers WHERE company_id = ${companyId} AND id = ${customerId}`);
   return rows[0];
+}
+
+/** Holds a courier update for staff; false when the same update is already held (open) for this shipment. */
+export async function insertCourierHold(
+  tx: Db,
+  companyId: string,
+  h: { id: string; orderId: string; shipmentId: string; status: ShipmentStatus; codCollected: string | null; source: TrackSource; reason: string },
+): Promise<boolean> {
+  const rows = await tx.query(sql`
+    INSERT INTO courier_holds (company_id, id, order_id, shipment_id, status, cod_collected, source, reason)
+    VALUES (${companyId}, ${h.id}, ${h.orderId}, ${h.shipmentId}, ${h.status}, ${h.codCollected}, ${h.source}, ${h.reason})
+    ON CONFLICT (company_id, shipment_id, status) WHERE resolved_at IS NULL DO NOTHING RETURNING id`);
+  return rows.length === 1;
+}
+
+export type AttentionRow = {
+  kind: 'courier_update_held' | 'booking_failed';
+  id: string;
+  company_id: string;
+  order_number: string | null;
+  order_status: string | null;
+  reason: string | null;
+  since: Date;
+};
+
+/** What staff must act on, oldest first: courier updates held for them and bookings that failed for good. */
+export async function findAttention(db: Db, companyId: string | undefined): Promise<AttentionRow[]> {
+  const c = companyId ?? null;
+  return db.query<AttentionRow>(sql`
+    SELECT * FROM (
+      SELECT 'courier_update_held' AS kind, h.id, h.company_id, o.order_number, o.status AS order_status, h.reason, h.created_at AS since
+      FROM courier_holds h JOIN orders o ON o.company_id = h.company_id AND o.id = h.order_id
+      WHERE h.resolved_at IS NULL AND (${c}::text IS NULL OR h.company_id = ${c})
+      UNION ALL
+      SELECT 'booking_failed', j.id, j.company_id, o.order_number, o.status, j.last_error, j.updated_at
+      FROM jobs j LEFT JOIN orders o ON o.company_id = j.company_id AND o.id = j.order_id
+      WHERE j.status = 'failed' AND (${c}::text IS NULL OR j.company_id = ${c})
+    ) a ORDER BY since LIMIT 500`);
+}
+
+/** Marks an open hold handled, with what staff did; false when there is no such open hold. */
+export async function resolveCourierHold(db: Db, companyId: string, holdId: string, resolution: string): Promise<boolean> {
+  const rows = await db.query(sql`
+    UPDATE courier_holds SET resolved_at = now(), resolution = ${resolution}
+    WHERE company_id = ${companyId} AND id = ${holdId} AND resolved_at IS NULL RETURNING id`);
+  return rows.length === 1;
 }

@@ -102,3 +102,45 @@ export async function recordPaymentTx(
     VALUES (${companyId}, ${newId('pay')}, ${invoiceId}, ${money(amount)}::numeric, ${method}, ${reference}, ${now.toISOString()}::timestamptz)`);
   await tx.query(sql`UPDATE invoices SET amount_paid = amount_paid + ${money(amount)}::numeric WHERE company_id = ${companyId} AND id = ${invoiceId}`);
 }
+
+/**
+ * The cash a courier collected at one delivery, as one fact per shipment: the shipment's COD payment is *set*
+ * to what was collected (never added to), capped at what the invoice still owes apart from that payment.
+ * `true` means "collected what was owed": recorded once; a repeat keeps what was recorded. Runs under the
+ * invoice's and the payment's row locks (callers hold the order's lock first), so repeats in parallel
+ * queue and the later ones find the fact already set. Answers whether anything changed.
+ */
+export async function setDeliveryCashTx(
+  tx: Db,
+  companyId: string,
+  invoiceId: string,
+  shipmentId: string,
+  collected: true | Decimal,
+  reference: string | null,
+  now: Date,
+): Promise<{ changed: boolean; recorded: Decimal }> {
+  const [inv] = await tx.query<{ total: string; amount_paid: string }>(
+    sql`SELECT total, amount_paid FROM invoices WHERE company_id = ${companyId} AND id = ${invoiceId} FOR UPDATE`,
+  );
+  if (!inv) throw new AppError('not_found', `no invoice ${invoiceId}`);
+  const [existing] = await tx.query<{ id: string; amount: string }>(
+    sql`SELECT id, amount FROM payments WHERE company_id = ${companyId} AND shipment_id = ${shipmentId} FOR UPDATE`,
+  );
+  const mine = new Decimal(existing?.amount ?? 0);
+  const room = Decimal.max(new Decimal(inv.total).minus(new Decimal(inv.amount_paid).minus(mine)), 0);
+  const target = collected === true ? (existing ? mine : room) : Decimal.min(collected, room);
+  if (target.eq(mine) || target.lte(0)) return { changed: false, recorded: mine };
+  if (existing) {
+    await tx.query(sql`
+      UPDATE payments SET amount = ${money(target)}::numeric, recorded_at = ${now.toISOString()}::timestamptz
+      WHERE company_id = ${companyId} AND id = ${existing.id}`);
+  } else {
+    await tx.query(sql`
+      INSERT INTO payments (company_id, id, invoice_id, shipment_id, amount, method, reference, recorded_at)
+      VALUES (${companyId}, ${newId('pay')}, ${invoiceId}, ${shipmentId}, ${money(target)}::numeric, 'cod', ${reference}, ${now.toISOString()}::timestamptz)`);
+  }
+  await tx.query(sql`
+    UPDATE invoices SET amount_paid = amount_paid - ${money(mine)}::numeric + ${money(target)}::numeric
+    WHERE company_id = ${companyId} AND id = ${invoiceId}`);
+  return { changed: true, recorded: target };
+}

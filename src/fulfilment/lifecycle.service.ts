@@ -3,7 +3,7 @@ import { sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Config } from '../config.js';
 import type { Db } from '../db/index.js';
-import { SHIPMENT_STATUSES, trackingUrlFor, type AdapterName, type ShipmentStatus } from '../couriers/index.js';
+import { SHIPMENT_MOVES, SHIPMENT_STATUSES, shipmentMove, trackingUrlFor, type AdapterName, type ShipmentStatus } from '../couriers/index.js';
 import { recogniseCustomer } from '../customers/customers.service.js';
 import { AppError, notFound, validationError } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
@@ -20,16 +20,20 @@ import {
   findCourierConfig,
   findOrderIdByAwb,
   findOrderIdForStaff,
+  findAttention,
   findShipment,
+  insertCourierHold,
   insertShipment,
   insertShipmentEvent,
   lockOrder,
   readOrder,
   setOrderStatus,
+  resolveCourierHold,
   updateShipment,
   type LockedOrder,
+  type TrackSource,
 } from './fulfilment.queries.js';
-import { findInvoice, invoiceOut, issueInvoiceTx, recordPaymentTx } from './invoices.js';
+import { findInvoice, invoiceOut, issueInvoiceTx, recordPaymentTx, setDeliveryCashTx } from './invoices.js';
 
 /** Order moves staff (and couriers' tracking) may make; anything else is refused. */
 export const ORDER_MOVES: Record<string, readonly string[]> = {
@@ -44,8 +48,13 @@ export const ORDER_MOVES: Record<string, readonly string[]> = {
 export const ORDER_TARGETS = ['confirmed', 'packed', 'shipped', 'delivered', 'cancelled', 'returned'] as const;
 export type OrderTarget = (typeof ORDER_TARGETS)[number];
 
-/** Shipment states after which the courier has nothing more to say. */
-const FINAL_SHIPMENT = new Set<ShipmentStatus>(['delivered', 'cancelled']);
+/** Orders a courier's delivery cannot complete: the update is held for staff instead. */
+const HOLD_DELIVERY = new Set(['cancelled', 'draft']);
+
+/** What a tracking update did: applied, a repeat (nothing changed), history only, or held for staff. */
+export type TrackOutcome = { result: 'applied' | 'repeated' | 'not_applied' | 'held'; message: string };
+
+const withNote = (what: string, note: string | null) => (note ? `${what}; ${note}` : what);
 /** Courier states meaning the parcel has left us: the order counts as shipped. */
 const LEFT_US = new Set<ShipmentStatus>(['picked_up', 'in_transit', 'out_for_delivery', 'delivered']);
 
@@ -109,7 +118,7 @@ export function createFulfilmentService({ db, config, clock = () => new Date() }
     shipmentId: string,
     current: { courier: string | null; awb: string | null; tracking_url: string | null; delivered_at: Date | null },
     status: ShipmentStatus,
-    source: 'worker' | 'callback' | 'cli',
+    source: TrackSource,
     note: string | null,
     now: Date,
   ): Promise<void> {
@@ -243,42 +252,80 @@ export function createFulfilmentService({ db, config, clock = () => new Date() }
     },
 
     /**
-     * A tracking update (courier callback or CLI). Moves shipment.status, records the event, sets
-     * delivered_at; a parcel that has left us ships the order (stock converted, invoice issued) and a
-     * delivered one delivers it. `codCollected` (true = all that is owed) records the cash as a payment.
+     * A tracking update (courier callback, CLI, or a worker polling the courier), safe to repeat and to
+     * receive out of order. Under the order's row lock: a status the shipment may move to (SHIPMENT_MOVES)
+     * becomes current, records the event and sets delivered_at; a parcel that has left us ships the order
+     * (stock converted, invoice issued) and a delivered one delivers it. A repeat changes nothing; a status
+     * behind the current one is recorded as history only (refused for staff, who typed it). `codCollected`
+     * (true = all that was owed) sets the delivery's cash as one payment per shipment, never added twice.
+     * A delivery for a cancelled (or draft) order is held for staff (`orders attention`): no invoice, no
+     * payment, the shipment unchanged; a courier is told so, staff are refused.
      */
     async track(
       companyId: string,
       target: { reference?: string; awb?: string },
       status: ShipmentStatus,
-      opts: { source: 'callback' | 'cli'; codCollected?: boolean | Decimal; note?: string | null } = { source: 'cli' },
+      opts: { source: TrackSource; codCollected?: boolean | Decimal; note?: string | null } = { source: 'cli' },
     ) {
       if (!SHIPMENT_STATUSES.includes(status)) throw validationError([{ path: 'status', message: `must be one of ${SHIPMENT_STATUSES.join(', ')}` }]);
       const orderId = target.awb ? await findOrderIdByAwb(db, companyId, target.awb) : target.reference ? await findOrderIdForStaff(db, companyId, target.reference) : undefined;
       if (!orderId) throw notFound(target.awb ? `no shipment with AWB "${target.awb}" in this company` : `no order "${target.reference}" in this company`);
       const now = clock();
-      await db.tx(async (tx) => {
+      const cod = opts.codCollected === false || opts.codCollected === undefined ? undefined : opts.codCollected;
+      const outcome = await db.tx(async (tx): Promise<TrackOutcome> => {
         const order = (await lockOrder(tx, companyId, orderId))!;
         let shipment = await findShipment(tx, companyId, orderId, true);
         if (!shipment) {
-          if (opts.source === 'callback') throw notFound(`order ${order.order_number} has no shipment`);
+          if (opts.source !== 'cli') throw notFound(`order ${order.order_number} has no shipment`);
           await insertShipment(tx, companyId, { id: newId('shp'), orderId, adapter: 'manual', courier: null, awb: null, status: 'pending', trackingUrl: null });
           shipment = (await findShipment(tx, companyId, orderId, true))!;
         }
-        if (FINAL_SHIPMENT.has(shipment.status) && shipment.status !== status) {
-          throw new AppError('validation_failed', `shipment of ${order.order_number} is already ${shipment.status}; it cannot become ${status}`);
+        const move = shipmentMove(shipment.status, status);
+        const note = opts.note ?? null;
+
+        if (status === 'delivered' && move !== 'stale' && HOLD_DELIVERY.has(order.status)) {
+          const cash = cod === undefined ? '' : cod === true ? ', cash collected' : `, cash collected ${money(cod)}`;
+          const reason = `courier reported the parcel delivered${cash}, but order ${order.order_number} is ${order.status}: no invoice issued and no payment recorded; staff decide (refund, return or re-open)`;
+          if (opts.source === 'cli') throw new AppError('validation_failed', `order ${order.order_number} is ${order.status}; a delivery is not recorded for it`);
+          const fresh = await insertCourierHold(tx, companyId, {
+            id: newId('hld'),
+            orderId,
+            shipmentId: shipment.id,
+            status,
+            codCollected: cod === undefined ? null : cod === true ? 'true' : money(cod),
+            source: opts.source,
+            reason,
+          });
+          if (fresh) await insertShipmentEvent(tx, companyId, { id: newId('sev'), shipmentId: shipment.id, status, source: opts.source, note: withNote(`held for staff: order is ${order.status}`, note) });
+          return { result: 'held', message: reason };
         }
-        await moveShipment(tx, companyId, shipment.id, shipment, status, opts.source, opts.note ?? null, now);
-        if (LEFT_US.has(status) && (order.status === 'confirmed' || order.status === 'packed')) await applyMove(tx, companyId, order, 'shipped', now);
-        if (status === 'delivered' && order.status === 'shipped') await applyMove(tx, companyId, order, 'delivered', now);
-        if (status === 'delivered' && opts.codCollected && order.payment === 'cod') {
+        if (move === 'stale') {
+          const allowed = SHIPMENT_MOVES[shipment.status];
+          const why = `shipment of ${order.order_number} is already ${shipment.status}; it cannot become ${status}`;
+          if (opts.source === 'cli') throw new AppError('validation_failed', why + (allowed.length ? ` (allowed: ${allowed.join(', ')})` : ' (no further moves)'));
+          await insertShipmentEvent(tx, companyId, { id: newId('sev'), shipmentId: shipment.id, status, source: opts.source, note: withNote(`not applied: shipment is already ${shipment.status}`, note) });
+          return { result: 'not_applied', message: `${why}; recorded as history only` };
+        }
+        let changed = false;
+        if (move === 'move') {
+          await moveShipment(tx, companyId, shipment.id, shipment, status, opts.source, note, now);
+          changed = true;
+        }
+        if (LEFT_US.has(status) && (order.status === 'confirmed' || order.status === 'packed')) {
+          await applyMove(tx, companyId, order, 'shipped', now);
+          changed = true;
+        }
+        if (status === 'delivered' && order.status === 'shipped') {
+          await applyMove(tx, companyId, order, 'delivered', now);
+          changed = true;
+        }
+        if (status === 'delivered' && cod !== undefined && order.payment === 'cod') {
           const invoice = await issueInvoiceTx(tx, companyId, order, now, config.INVOICE_DUE_DAYS);
-          const owed = new Decimal(invoice.total).minus(invoice.amount_paid);
-          const amount = opts.codCollected === true ? owed : Decimal.min(opts.codCollected, owed);
-          if (amount.gt(0)) await recordPaymentTx(tx, companyId, invoice.id, amount, 'cod', shipment.awb, now);
+          if ((await setDeliveryCashTx(tx, companyId, invoice.id, shipment.id, cod, shipment.awb, now)).changed) changed = true;
         }
+        return changed ? { result: 'applied', message: `shipment is ${status}` } : { result: 'repeated', message: `already recorded: shipment is ${status}; nothing changed` };
       });
-      return view(companyId, orderId);
+      return { ...(await view(companyId, orderId)), update: outcome };
     },
 
     /** invoice issue <ref>: staff may issue before shipping (not for drafts or cancelled orders). */
@@ -349,6 +396,18 @@ export function createFulfilmentService({ db, config, clock = () => new Date() }
         SELECT c.company_id, c.callback_secret FROM courier_configs c JOIN companies co ON co.id = c.company_id
         WHERE co.id = ${company} OR co.slug = ${company}`);
       return rows[0] ? { companyId: rows[0].company_id, secret: rows[0].callback_secret } : undefined;
+    },
+
+    /** orders attention: courier updates held for staff and bookings that failed, oldest first. */
+    listAttention(companyId?: string) {
+      return findAttention(db, companyId);
+    },
+
+    /** attention resolve <hold id>: staff have dealt with a held courier update (what they did is kept). */
+    async resolveHold(companyId: string, holdId: string, resolution: string) {
+      if (!resolution.trim()) throw validationError([{ path: 'resolution', message: 'say what was done' }]);
+      if (!(await resolveCourierHold(db, companyId, holdId, resolution.trim().slice(0, 500)))) throw notFound(`no open hold "${holdId}" in this company`);
+      return { id: holdId, resolved: true, resolution: resolution.trim().slice(0, 500) };
     },
 
     async listJobs(opts: { companyId?: string; failed?: boolean }) {
