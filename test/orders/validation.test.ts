@@ -91,6 +91,22 @@ describe('POST /orders validation, each rule at its edge', () => {
     expect(await expectInvalid({ items: [{ product_id: 'TEE-M', quantity: 1_000_001 }] }, 'items[0].quantity')).toMatch(/at most 1000000/);
   });
 
+  it('lines merged into one (same variant by sku, barcode) are bounded like one line: 400 at the line that crossed it, nothing written', async () => {
+    const before = await count(ctx, 'orders', s.companyId);
+    // exactly the bound once merged: passes validation (then the stock of 1000 is short)
+    const atBound = await place({ items: [{ product_id: 'TEE-M', quantity: 600_000 }, { product_id: '8901234567890', quantity: '400000' }] });
+    expect(atBound.status, JSON.stringify(atBound.body)).toBe(409);
+    const message = await expectInvalid(
+      { items: [{ product_id: 'TEE-M', quantity: 600_000 }, { product_id: '8901234567890', quantity: '400000.001' }] },
+      'items[1].quantity',
+    );
+    expect(message).toMatch(/at most 1000000/);
+    const three = await place({ items: [{ product_id: 'TEE-M', quantity: 500_000 }, { product_id: 'TEE-M', quantity: 500_000 }, { product_id: 'TEE-M', quantity: 1 }] });
+    expect(three.status).toBe(400);
+    expect(three.body.error.details).toEqual([{ path: 'items[2].quantity', message: expect.stringMatching(/1000001\.000.*at most 1000000/) }]);
+    expect(await count(ctx, 'orders', s.companyId)).toBe(before);
+  });
+
   it('a JSON number written with an exponent is the same number once parsed (1e2 = 100)', async () => {
     const res = await ctx.app.inject({
       method: 'POST',
