@@ -41,3 +41,30 @@ export function queryInt(min: number, max: number, fallback: number) {
     .pipe(z.number().int(message).min(min, message).max(max, message))
     .default(fallback);
 }
+
+const nullTaking = new WeakSet<z.ZodType>();
+
+/** One optional field that also takes `null`, read as not given: the field's own absent value (its default, if any). */
+function nullAsAbsent(field: z.ZodType): z.ZodType {
+  if (nullTaking.has(field)) return field;
+  const meta = z.globalRegistry.get(field);
+  // The description is stated once, on the field, not again inside its anyOf.
+  const inner = meta?.description === undefined ? field : field.meta({ description: undefined });
+  const wrapped = inner.nullable().transform((v) => (v === null ? inner.parse(undefined) : v));
+  const out = meta ? wrapped.meta(meta) : wrapped;
+  nullTaking.add(out);
+  return out;
+}
+
+/**
+ * Agents on strict function-calling schemas send every property, with `null` for those they do not use.
+ * Every optional field of this object takes `null` as "not given" (its default applies); required fields
+ * still refuse it, naming the field. Published JSON Schemas show such fields as nullable and optional.
+ * Apply it where an object is declared (nested objects too) rather than writing `.nullish()` per field.
+ */
+export function nullsAsAbsent<T extends z.ZodObject>(schema: T): T {
+  const shape = Object.fromEntries(
+    Object.entries(schema.shape as Record<string, z.ZodType>).map(([key, field]) => [key, field.isOptional() ? nullAsAbsent(field) : field]),
+  );
+  return schema.extend(shape) as unknown as T;
+}
