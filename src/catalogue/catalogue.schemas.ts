@@ -1,16 +1,5 @@
 import { z } from 'zod';
-
-/**
- * An integer from the query string ("20") or from a JSON tool call (20). Anything else ("2.5", "abc",
- * "", an array from a repeated parameter) is a validation failure naming the field.
- */
-function boundedInt(min: number, max: number, fallback: number) {
-  const message = `must be an integer from ${min} to ${max}`;
-  return z
-    .union([z.number().int().min(min).max(max), z.string().regex(/^\s*-?\d{1,9}\s*$/).transform(Number)], { error: message })
-    .pipe(z.number().int(message).min(min, message).max(max, message))
-    .default(fallback);
-}
+import { queryInt } from '../lib/validation.js';
 
 /** Only real booleans and the strings "true"/"false": z.coerce.boolean would read "false" as true. */
 const queryBoolean = z.union([z.boolean(), z.enum(['true', 'false']).transform((v) => v === 'true')], {
@@ -31,8 +20,8 @@ export const browseQuerySchema = z.object({
   category: filterText(80),
   brand: filterText(80),
   in_stock: queryBoolean.optional(),
-  limit: boundedInt(1, 50, 20),
-  offset: boundedInt(0, 10_000, 0),
+  limit: queryInt(1, 50, 20),
+  offset: queryInt(0, 10_000, 0),
 });
 export type BrowseQuery = z.output<typeof browseQuerySchema>;
 

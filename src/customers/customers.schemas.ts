@@ -1,15 +1,11 @@
 import { z } from 'zod';
+import { queryInt } from '../lib/validation.js';
 import { phoneInput } from '../orders/orders.schemas.js';
 import { orderSummarySchema } from '../orders/orders.schemas.js';
 
 export const customerLookupQuery = z.object({
   phone: phoneInput,
-  recent_orders: z.coerce
-    .number({ error: 'must be a whole number from 1 to 20' })
-    .int('must be a whole number from 1 to 20')
-    .min(1, 'must be at least 1')
-    .max(20, 'must be at most 20')
-    .default(5),
+  recent_orders: queryInt(1, 20, 5),
 });
 
 export type CustomerLookupQuery = z.output<typeof customerLookupQuery>;

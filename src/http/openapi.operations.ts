@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { errorResponses } from './error-responses.js';
+import { MAX_BATCH_MESSAGES, MCP_PROTOCOL_VERSIONS } from '../mcp/protocol.js';
 
 /** What the OpenAPI document says about one operation beyond its schemas. Keyed `METHOD /route-url`. */
 export interface OperationDoc {
@@ -155,7 +156,8 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     operationId: 'mcp',
     summary: 'Model Context Protocol endpoint (JSON-RPC 2.0)',
     description:
-      'Streamable HTTP, stateless (no sessions), JSON responses; protocol versions 2025-06-18, 2025-03-26 and 2024-11-05. ' +
+      `Streamable HTTP, stateless (no sessions), JSON responses; protocol versions ${MCP_PROTOCOL_VERSIONS.join(', ')}. ` +
+      `JSON-RPC batches only under 2025-03-26 and 2024-11-05 (at most ${MAX_BATCH_MESSAGES} messages, each spending one request); otherwise 400. ` +
       'Tools: browse_catalog, get_product_details, list_categories, find_customer, get_order, place_order (and the older search_products, get_product). ' +
       'Tool results are the REST response bodies as JSON text; a tool that cannot answer returns `isError: true` with the REST error object. ' +
       'Same API key and rate limit as REST: each `tools/call` counts as one request. Point an MCP client at this URL rather than calling it by hand.',
@@ -201,7 +203,7 @@ export function mcpOperationSchema(method: string): Record<string, unknown> {
       202: z.null(),
       ...errorResponses([401, 403, 413, 415, 429, 500]),
       // Malformed JSON is ours; a message that is not JSON-RPC is answered by the SDK in JSON-RPC.
-      400: z.union([errorResponses([400])[400], jsonRpcMessage]).meta({ description: 'Body is not valid JSON (error shape) or not a JSON-RPC message (JSON-RPC error)' }),
+      400: z.union([errorResponses([400])[400], jsonRpcMessage]).meta({ description: 'Body is not valid JSON (error shape); not a JSON-RPC message, or a batch refused (JSON-RPC error, id null)' }),
     },
   };
 }

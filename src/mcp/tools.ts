@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Tenant } from '../keys/keys.service.js';
 import type { Services } from '../services.js';
+import { nullsAsAbsent } from '../lib/validation.js';
 import { browseQuerySchema, browseResponseSchema, categoriesResponseSchema, productDetailResponseSchema, productIdSchema } from '../catalogue/catalogue.schemas.js';
 import { customerLookupQuery, customerSchema } from '../customers/customers.schemas.js';
 import { orderLookupParams, orderLookupQuery, orderLookupSchema, orderSchema, placeOrderBody } from '../orders/orders.schemas.js';
@@ -21,7 +22,7 @@ export interface ToolAnnotations {
   openWorldHint: boolean;
 }
 
-export interface ToolDefinition<S extends z.ZodType = z.ZodType> {
+export interface ToolDefinition<S extends z.ZodObject = z.ZodObject> {
   name: string;
   title: string;
   description: string;
@@ -34,7 +35,8 @@ export interface ToolDefinition<S extends z.ZodType = z.ZodType> {
 
 const read = (title: string): ToolAnnotations => ({ title, readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false });
 
-const define = <S extends z.ZodType>(tool: ToolDefinition<S>) => tool as unknown as ToolDefinition;
+/** Every tool's optional arguments take null as not given (agents on strict schemas send every property). */
+const define = <S extends z.ZodObject>(tool: ToolDefinition<S>) => ({ ...tool, input: nullsAsAbsent(tool.input) }) as unknown as ToolDefinition;
 
 const PHONE_DESCRIPTION = "Customer's mobile number in any format: '98765 43210', '+91-98765-43210', '09876543210'. Numbers without a country code are Indian.";
 

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { Decimal } from '../lib/money.js';
 import { normalizePhone } from '../lib/phone.js';
 import { resolveDeliveryState } from '../lib/pincode.js';
+import { nullsAsAbsent } from '../lib/validation.js';
 
 /** Largest quantity one line may ask for; keeps every total inside the numeric columns. */
 export const MAX_QUANTITY = 1_000_000;
@@ -18,13 +19,13 @@ const requiredText = (max: number) =>
     .min(1, 'must not be empty')
     .max(max, `must be at most ${max} characters`);
 
-/** Optional text: trimmed, at most max characters; empty or null counts as not given. */
+/** Optional text: trimmed, at most max characters; empty counts as not given (null too, by nullsAsAbsent). */
 const optionalText = (max: number) =>
   z
     .string({ error: 'must be a string' })
     .trim()
     .max(max, `must be at most ${max} characters`)
-    .nullish();
+    .optional();
 
 /** A phone as sent: 7–20 characters, then it must normalise to a reachable mobile number (E.164). */
 export const phoneInput = z
@@ -47,7 +48,7 @@ const optionalPhone = z
     const result = normalizePhone(value);
     if (!result.ok) ctx.addIssue({ code: 'custom', message: result.message });
   })
-  .nullish();
+  .optional();
 
 const QUANTITY_TEXT = /^\d{1,12}(?:\.\d{1,3})?$/;
 const QUANTITY_RULE = 'must be a number greater than 0 with at most 3 decimals, e.g. 2 or "2.5"';
@@ -84,30 +85,36 @@ const emailInput = z
   .trim()
   .max(254, 'must be at most 254 characters')
   .refine((v) => v === '' || v.length > 254 || z.regexes.email.test(v), 'must be an email address, e.g. name@example.com')
-  .nullish();
+  .optional();
 
-export const deliveryAddressInput = z
-  .object({
-    name: optionalText(160),
-    line1: requiredText(200),
-    line2: optionalText(200),
-    city: requiredText(80),
-    pincode: z
-      .string({ error: requiredAs('the 6-digit PIN code as a string, e.g. "560038"') })
-      .trim()
-      .regex(/^\d{6}$/, 'must be a 6-digit Indian PIN code, e.g. "560038"'),
-    state: optionalText(80),
-    phone: optionalPhone,
-  }, { error: requiredAs('an object { line1, city, pincode }') })
-  .superRefine((a, ctx) => {
-    // The PIN decides the state; a shared PIN needs the state named, a contradicting one is refused.
-    if (!/^\d{6}$/.test(a.pincode) || (a.state?.length ?? 0) > 80) return;
-    const resolved = resolveDeliveryState(a.pincode, a.state);
-    if (!resolved.ok) {
-      const onPin = /^PIN code .* is not valid/.test(resolved.message);
-      ctx.addIssue({ code: 'custom', path: [onPin ? 'pincode' : 'state'], message: resolved.message });
-    }
-  });
+/** The address fields; every optional one takes null as not given. */
+const deliveryAddressFields = nullsAsAbsent(
+  z.object(
+    {
+      name: optionalText(160),
+      line1: requiredText(200),
+      line2: optionalText(200),
+      city: requiredText(80),
+      pincode: z
+        .string({ error: requiredAs('the 6-digit PIN code as a string, e.g. "560038"') })
+        .trim()
+        .regex(/^\d{6}$/, 'must be a 6-digit Indian PIN code, e.g. "560038"'),
+      state: optionalText(80),
+      phone: optionalPhone,
+    },
+    { error: requiredAs('an object { line1, city, pincode }') },
+  ),
+);
+
+export const deliveryAddressInput = deliveryAddressFields.superRefine((a, ctx) => {
+  // The PIN decides the state; a shared PIN needs the state named, a contradicting one is refused.
+  if (!/^\d{6}$/.test(a.pincode) || (a.state?.length ?? 0) > 80) return;
+  const resolved = resolveDeliveryState(a.pincode, a.state);
+  if (!resolved.ok) {
+    const onPin = /^PIN code .* is not valid/.test(resolved.message);
+    ctx.addIssue({ code: 'custom', path: [onPin ? 'pincode' : 'state'], message: resolved.message });
+  }
+});
 
 export const orderItemInput = z.object({
   product_id: z
@@ -118,29 +125,32 @@ export const orderItemInput = z.object({
   quantity: quantityInput,
 }, { error: requiredAs('an object { product_id, quantity }') });
 
-/** POST /orders body; also the `place_order` tool's parameters. Unknown fields (prices too) are dropped. */
-export const placeOrderBody = z.object(
+/**
+ * POST /orders body; also the `place_order` tool's parameters. Unknown fields (prices too) are dropped.
+ * Every optional field, here and in the nested objects, takes null as not given (nullsAsAbsent).
+ */
+export const placeOrderBody = nullsAsAbsent(z.object(
   {
-    customer: z.object(
+    customer: nullsAsAbsent(z.object(
       {
         name: requiredText(120),
         phone: phoneInput,
         email: emailInput,
       },
       { error: requiredAs('an object { name, phone }') },
-    ),
+    )),
     items: z
       .array(orderItemInput, { error: requiredAs('a list of { product_id, quantity }') })
       .min(1, 'must list at least 1 item')
       .max(MAX_ITEMS, `must list at most ${MAX_ITEMS} items`),
     external_reference: requiredText(100),
     notes: optionalText(500),
-    delivery_address: deliveryAddressInput.nullish(),
+    delivery_address: deliveryAddressInput.optional(),
     payment: z.enum(['cod', 'prepaid'], { error: 'must be "cod" or "prepaid"' }).default('prepaid'),
     payment_reference: optionalText(100),
   },
   { error: 'must be a JSON object { customer, items, external_reference }' },
-);
+));
 
 export type PlaceOrderBody = z.output<typeof placeOrderBody>;
 

@@ -22,7 +22,7 @@ import {
   type OrderRow,
   type VariantRow,
 } from './orders.queries.js';
-import { parseQuantity, type Order, type OrderLine, type OrderLookup, type PlaceOrderBody } from './orders.schemas.js';
+import { MAX_QUANTITY, parseQuantity, type Order, type OrderLine, type OrderLookup, type PlaceOrderBody } from './orders.schemas.js';
 import { insufficientStock, reservationLines } from './reservations.js';
 import { shipmentOut } from '../fulfilment/shapes.js';
 import { invoiceOut } from '../fulfilment/invoices.js';
@@ -74,7 +74,8 @@ export function resolveLines(items: PlaceOrderBody['items'], variants: VariantRo
   const byBarcode = new Map(variants.filter((v) => v.barcode).map((v) => [v.barcode!, v]));
   const missing: string[] = [];
   const lines = new Map<string, ResolvedLine>();
-  for (const item of items) {
+  const overBound: FieldIssue[] = [];
+  for (const [index, item] of items.entries()) {
     const v = bySku.get(item.product_id) ?? byId.get(item.product_id) ?? byBarcode.get(item.product_id);
     if (!v || !v.for_sale) {
       if (!missing.includes(item.product_id)) missing.push(item.product_id);
@@ -83,8 +84,17 @@ export function resolveLines(items: PlaceOrderBody['items'], variants: VariantRo
     const quantity = parseQuantity(item.quantity);
     if (quantity === null) throw validationError([{ path: 'items', message: 'quantity must be greater than 0 with at most 3 decimals' }]);
     const line = lines.get(v.id);
-    if (line) line.quantityDec = line.quantityDec.plus(quantity);
-    else
+    if (line) {
+      // A merged line is one line: it has the same bound as a single one (reported once, at the line that crossed it).
+      const within = line.quantityDec.lte(MAX_QUANTITY);
+      line.quantityDec = line.quantityDec.plus(quantity);
+      if (within && line.quantityDec.gt(MAX_QUANTITY)) {
+        overBound.push({
+          path: `items[${index}].quantity`,
+          message: `lines naming ${v.sku} are merged into one line of ${qty(line.quantityDec)}; a line may be at most ${MAX_QUANTITY}`,
+        });
+      }
+    } else
       lines.set(v.id, {
         variantId: v.id,
         productId: item.product_id,
@@ -97,6 +107,7 @@ export function resolveLines(items: PlaceOrderBody['items'], variants: VariantRo
         taxRate: v.tax_rate,
       });
   }
+  if (overBound.length > 0) throw validationError(overBound);
   if (missing.length > 0) {
     throw notFound(
       `${missing.length === 1 ? 'item' : 'items'} not found or not for sale: ${missing.join(', ')}; send a variant's sku (or variant_id or barcode) from GET /catalog/products`,

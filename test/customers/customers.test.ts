@@ -59,9 +59,14 @@ describe('GET /customers', () => {
     expect((await list('')).body.data.recent_orders.map((o: any) => o.order_id)).toEqual(newest.slice(0, 5));
     expect((await list('&recent_orders=1')).body.data.recent_orders.map((o: any) => o.order_id)).toEqual(newest.slice(0, 1));
     expect((await list('&recent_orders=20')).body.data.recent_orders.map((o: any) => o.order_id)).toEqual(newest.slice(0, 20));
-    for (const bad of ['0', '21', '-1', '2.5', 'abc', '']) {
+    // like every integer parameter: empty or blank takes the default; only plain decimal digits count
+    expect((await list('&recent_orders=')).body.data.recent_orders).toHaveLength(5);
+    expect((await list('&recent_orders=%20')).body.data.recent_orders).toHaveLength(5);
+    expect((await list('&recent_orders=%202%20')).body.data.recent_orders).toHaveLength(2);
+    for (const bad of ['0', '21', '-1', '2.5', 'abc', '0x10', '0x1', '1e1', '0b1', '%2B2', 'Infinity']) {
       const res = await list(`&recent_orders=${bad}`);
       expect(res.status, bad).toBe(400);
+      expect(res.body.error.code).toBe('validation_failed');
       expect(res.body.error.details[0].path).toBe('recent_orders');
     }
     await ctx.db.query(sql`UPDATE orders SET status = 'draft' WHERE company_id = ${s.companyId} AND id = ${newest[0]}`);

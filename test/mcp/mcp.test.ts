@@ -89,24 +89,25 @@ const ORDER_BODY = (ref: string) => ({
 });
 
 describe('transport and protocol', () => {
-  it.each(['2025-06-18', '2025-03-26', '2024-11-05'])('negotiates protocol version %s as asked', async (version) => {
+  it.each(['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'])('negotiates protocol version %s as asked', async (version) => {
     const res = await rpc({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 't', version: '1' } } });
     expect(res.status).toBe(200);
     expect(res.body.result.protocolVersion).toBe(version);
     expect(res.body.result.capabilities.tools).toBeDefined();
   });
 
-  it('answers a client asking for a newer version with 2025-06-18', async () => {
-    for (const version of ['2025-11-25', '2099-01-01']) {
+  it('answers a client asking for a version we do not offer with the newest, 2025-11-25', async () => {
+    for (const version of ['2099-01-01', '2024-10-07', 'latest']) {
       const res = await rpc({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 't', version: '1' } } });
-      expect(res.body.result.protocolVersion).toBe('2025-06-18');
+      expect(res.body.result.protocolVersion, version).toBe('2025-11-25');
     }
   });
 
-  it('serves the official SDK client, which negotiates 2025-06-18', async () => {
+  it('serves the official SDK client, which negotiates 2025-11-25 and then sends it in MCP-Protocol-Version', async () => {
     const { client, transport } = await connect({ 'x-api-key': tenant.key });
     expect(client.getServerVersion()?.name).toBe('commerce-api');
-    expect(transport.protocolVersion).toBe('2025-06-18');
+    expect(transport.protocolVersion).toBe('2025-11-25');
+    expect((await client.listTools()).tools).toHaveLength(8);
     await client.close();
   });
 
@@ -171,7 +172,7 @@ describe('tools/list', () => {
     expect(place.inputSchema.required).toEqual(expect.arrayContaining(['customer', 'items', 'external_reference']));
     expect(place.description).toMatch(/external_reference/);
     const browse = tools.find((t) => t.name === 'browse_catalog')!;
-    expect(browse.inputSchema.properties).toHaveProperty('limit.anyOf.0', { type: 'integer', minimum: 1, maximum: 50 });
+    expect(browse.inputSchema.properties).toHaveProperty('limit.anyOf.0.anyOf.0', { type: 'integer', minimum: 1, maximum: 50 });
     expect(Object.keys(browse.inputSchema.properties!).sort()).toEqual(['brand', 'category', 'in_stock', 'limit', 'offset', 'search']);
     expect(tools.find((t) => t.name === 'get_order')!.description).toMatch(/phone/);
     expect(tools.find((t) => t.name === 'find_customer')!.description).toMatch(/messaging_opted_out/);
@@ -335,5 +336,205 @@ describe('isolation and rate limits', () => {
     } finally {
       await limited.app.close();
     }
+  });
+});
+
+describe('JSON-RPC batches: only where the protocol has them, at most 10, each message spending budget', () => {
+  const list = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/list' });
+  const batch = (n: number) => Array.from({ length: n }, (_, i) => list(i + 1));
+
+  function expectRefused(res: Awaited<ReturnType<typeof rpc>>, text: RegExp) {
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32600, message: expect.stringMatching(text) } });
+  }
+
+  it.each(['2025-06-18', '2025-11-25'])('refuses any batch under %s (batching was removed in 2025-06-18)', async (version) => {
+    expectRefused(await rpc(batch(2), { 'mcp-protocol-version': version }), /batches .*not part of MCP protocol version 20\d\d-\d\d-\d\d.*one message per POST/);
+    expectRefused(await rpc(batch(1), { 'mcp-protocol-version': version }), /not part of/);
+    // one message per POST is served as usual
+    expect((await rpc(list(1), { 'mcp-protocol-version': version })).body.result.tools).toHaveLength(8);
+  });
+
+  it('refuses a batch holding an initialize for 2025-06-18 or later', async () => {
+    const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } };
+    expectRefused(await rpc([init]), /not part of MCP protocol version 2025-11-25/);
+  });
+
+  it('serves batches of up to 10 under 2025-03-26 (also when the header is absent) and 2024-11-05; refuses 11, 100 and empty ones', async () => {
+    for (const headers of [{}, { 'mcp-protocol-version': '2025-03-26' }, { 'mcp-protocol-version': '2024-11-05' }] as Record<string, string>[]) {
+      const ten = await rpc(batch(10), headers);
+      expect(ten.status).toBe(200);
+      expect(ten.body).toHaveLength(10);
+      expect(ten.body.map((r: { id: number }) => r.id).sort((a: number, b: number) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    }
+    expectRefused(await rpc(batch(11)), /at most 10 messages; this one holds 11/);
+    const hundred = await rpc(batch(100), { 'mcp-protocol-version': '2025-03-26' });
+    expectRefused(hundred, /at most 10 messages; this one holds 100/);
+    expect(JSON.stringify(hundred.body).length).toBeLessThan(1000);
+    expectRefused(await rpc([]), /empty JSON-RPC batch/);
+  });
+
+  it('spends one request of the key budget for every message of a batch; single protocol messages stay free', async () => {
+    const limited = await buildTestApp(testDb.db, { RATE_LIMIT_MAX: '5' });
+    const address = await limited.app.listen({ host: '127.0.0.1', port: 0 });
+    const t = await createCompanyWithKey(limited.services);
+    const post = (body: unknown) =>
+      fetch(`${address}${BASE}/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json', 'x-api-key': t.key },
+        body: JSON.stringify(body),
+      });
+    try {
+      expect((await post(list(1))).headers.get('x-ratelimit-remaining')).toBe('5'); // single tools/list: free
+      const three = await post(batch(3));
+      expect(three.status).toBe(200);
+      expect(three.headers.get('x-ratelimit-remaining')).toBe('2');
+      const over = await post(batch(3)); // 3 more than the 2 left
+      expect(over.status).toBe(429);
+      expect((await over.json()).error.code).toBe('rate_limited');
+      expect((await fetch(`${address}${BASE}/catalog/categories`, { headers: { 'x-api-key': t.key } })).status).toBe(429);
+    } finally {
+      await limited.app.close();
+    }
+  });
+});
+
+describe('arguments of the wrong JSON type: JSON-RPC invalid params (-32602) with a readable message', () => {
+  const call = (params: unknown, id: number | string = 9) => ({ jsonrpc: '2.0', id, method: 'tools/call', params });
+
+  it.each([
+    ['tools/call params: []', call([]), /params must be a JSON object, not an array/],
+    ['tools/call params: "x"', call('browse_catalog'), /params must be a JSON object, not a string/],
+    ['arguments: []', call({ name: 'browse_catalog', arguments: [] }), /params\.arguments must be a JSON object of the tool's arguments.*not an array/],
+    ['arguments: "x"', call({ name: 'browse_catalog', arguments: 'search=shirt' }), /params\.arguments must be a JSON object.*not a string/],
+    ['arguments: 5', call({ name: 'browse_catalog', arguments: 5 }), /params\.arguments .*not a number/],
+    ['name: 5', call({ name: 5, arguments: {} }), /params\.name must be a string, not a number/],
+    ['no name', call({ arguments: {} }), /params\.name is required/],
+    ['tools/list params: []', { jsonrpc: '2.0', id: 9, method: 'tools/list', params: [] }, /tools\/list: params must be a JSON object/],
+    ['initialize params: []', { jsonrpc: '2.0', id: 9, method: 'initialize', params: [] }, /initialize: params must be a JSON object/],
+    ['initialize without clientInfo', { jsonrpc: '2.0', id: 9, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {} } }, /params\.clientInfo is required/],
+  ])('%s', async (_label, body, text) => {
+    const res = await rpc(body);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ jsonrpc: '2.0', id: 9, error: { code: -32602, message: expect.stringMatching(text) } });
+    expect(res.body.error.message).not.toMatch(/[[{]\s*\n|"code":|invalid_type/); // no validator dump
+  });
+
+  it('the official SDK client gets an McpError with code -32602', async () => {
+    const { client } = await connect({ 'x-api-key': tenant.key });
+    await expect(client.callTool({ name: 'browse_catalog', arguments: [] as unknown as Record<string, unknown> })).rejects.toMatchObject({
+      code: -32602,
+      message: expect.stringMatching(/params\.arguments must be a JSON object/),
+    });
+    await client.close();
+  });
+
+  it('params: null and arguments: null are not given; a batch answers each malformed request beside the good ones', async () => {
+    const ok = await rpc(call({ name: 'list_categories', arguments: null }, 3));
+    expect(ok.body.id).toBe(3);
+    expect(ok.body.result.isError).toBeFalsy();
+    expect((await rpc({ jsonrpc: '2.0', id: 4, method: 'tools/list', params: null })).body.result.tools).toHaveLength(8);
+
+    const mixed = await rpc([{ jsonrpc: '2.0', id: 1, method: 'tools/list' }, call([], 2), call({ name: 'list_categories', arguments: [] }, 3)]);
+    expect(mixed.status).toBe(200);
+    const byId = new Map(mixed.body.map((r: { id: number }) => [r.id, r]));
+    expect(byId.size).toBe(3);
+    expect((byId.get(1) as { result: { tools: unknown[] } }).result.tools).toHaveLength(8);
+    expect(byId.get(2)).toMatchObject({ error: { code: -32602 } });
+    expect(byId.get(3)).toMatchObject({ error: { code: -32602 } });
+  });
+});
+
+describe('agents send nulls: every optional argument of every tool takes null as not given', () => {
+  let client: Client;
+  beforeAll(async () => {
+    ({ client } = await connect({ 'x-api-key': tenant.key }));
+  });
+  afterAll(async () => client?.close());
+
+  const call = async (name: string, args: Record<string, unknown>) => {
+    const result = await client.callTool({ name, arguments: args });
+    return { isError: result.isError, body: unsign(toolJson(result)) };
+  };
+
+  // Each tool: its required arguments, and every optional one as null. Answers must equal the call without them.
+  const cases: [string, Record<string, unknown>, Record<string, null>][] = [
+    ['browse_catalog', {}, { search: null, category: null, brand: null, in_stock: null, limit: null, offset: null }],
+    ['get_product_details', { id: 'SHIRT' }, {}],
+    ['list_categories', {}, {}],
+    ['find_customer', { phone: '98765 43210' }, { recent_orders: null }],
+    ['get_order', { reference: 'mcp-order-1' }, { phone: null }],
+    ['search_products', {}, { search: null, limit: null, offset: null }],
+    ['get_product', { id: 'SHIRT-RED-XL' }, {}],
+  ];
+
+  it('tools/list names every optional argument nullable and no required one', async () => {
+    const { tools } = await client.listTools();
+    const optionalOf = Object.fromEntries(cases.map(([name, , nulls]) => [name, Object.keys(nulls)]));
+    for (const tool of tools) {
+      const required = tool.inputSchema.required ?? [];
+      for (const [prop, schema] of Object.entries(tool.inputSchema.properties ?? {})) {
+        const nullable = ((schema as { anyOf?: { type?: string }[] }).anyOf ?? []).some((s) => s.type === 'null');
+        expect(nullable, `${tool.name}.${prop}`).toBe(!required.includes(prop));
+      }
+      if (tool.name === 'place_order') {
+        const props = tool.inputSchema.properties as Record<string, { type?: string; anyOf?: { type?: string; properties?: Record<string, unknown> }[]; properties?: Record<string, unknown> }>;
+        expect(props.customer.properties).toHaveProperty('email.anyOf.1', { type: 'null' });
+        expect(props.customer.properties).not.toHaveProperty('name.anyOf');
+        expect(props.delivery_address.anyOf![0].properties).toHaveProperty('line2.anyOf.1', { type: 'null' });
+        expect(Object.keys(props).filter((p) => !required.includes(p)).sort()).toEqual(['delivery_address', 'notes', 'payment', 'payment_reference']);
+      }
+      if (optionalOf[tool.name]) expect(Object.keys(tool.inputSchema.properties ?? {}).filter((p) => !required.includes(p)).sort()).toEqual(optionalOf[tool.name].sort());
+    }
+  });
+
+  it.each(cases)('%s with every optional argument null answers as without them', async (name, required, nulls) => {
+    if (name === 'get_order' || name === 'find_customer') await call('place_order', ORDER_BODY('mcp-order-1')); // the order exists (idempotent)
+    const plain = await call(name, required);
+    expect(plain.isError, JSON.stringify(plain.body)).toBeFalsy();
+    const withNulls = await call(name, { ...required, ...nulls });
+    expect(withNulls.isError, JSON.stringify(withNulls.body)).toBeFalsy();
+    expect(withNulls.body).toEqual(plain.body);
+  });
+
+  it('place_order with every optional field null, at the top, in customer and in delivery_address', async () => {
+    const allNull = await call('place_order', {
+      customer: { name: 'Asha Rao', phone: '+91 98765 43210', email: null },
+      items: [{ product_id: 'RICE-LOOSE', quantity: 1 }],
+      external_reference: 'mcp-nulls-1',
+      notes: null,
+      delivery_address: null,
+      payment: null,
+      payment_reference: null,
+    });
+    expect(allNull.isError, JSON.stringify(allNull.body)).toBeFalsy();
+    expect(allNull.body.data).toMatchObject({ order_status: 'confirmed', payment: 'prepaid', external_reference: 'mcp-nulls-1' });
+
+    const addressNulls = await call('place_order', {
+      ...ORDER_BODY('mcp-nulls-2'),
+      payment: null,
+      delivery_address: { line1: '12 MG Road', city: 'Bengaluru', pincode: '560001', name: null, line2: null, state: null, phone: null },
+    });
+    expect(addressNulls.isError, JSON.stringify(addressNulls.body)).toBeFalsy();
+    expect(addressNulls.body.data.delivery_address).toEqual({ name: null, line1: '12 MG Road', line2: null, city: 'Bengaluru', state: 'Karnataka', pincode: '560001', phone: null });
+    expect(addressNulls.body.data.payment).toBe('prepaid');
+  });
+
+  it.each([
+    ['get_product_details', { id: null }, 'id'],
+    ['get_product', { id: null }, 'id'],
+    ['find_customer', { phone: null, recent_orders: null }, 'phone'],
+    ['get_order', { reference: null, phone: null }, 'reference'],
+    ['place_order', { ...ORDER_BODY('mcp-nulls-3'), customer: null }, 'customer'],
+    ['place_order', { ...ORDER_BODY('mcp-nulls-4'), customer: { name: null, phone: '9876543210' } }, 'customer.name'],
+    ['place_order', { ...ORDER_BODY('mcp-nulls-5'), items: null }, 'items'],
+    ['place_order', { ...ORDER_BODY('mcp-nulls-6'), items: [{ product_id: 'RICE-LOOSE', quantity: null }] }, 'items[0].quantity'],
+    ['place_order', { ...ORDER_BODY('mcp-nulls-7'), external_reference: null }, 'external_reference'],
+    ['place_order', { ...ORDER_BODY('mcp-nulls-8'), delivery_address: { line1: null, city: 'Bengaluru', pincode: '560001' } }, 'delivery_address.line1'],
+  ])('%s: a required argument sent as null is validation_failed naming it (%j)', async (name, args, path) => {
+    const res = await call(name, args);
+    expect(res.isError).toBe(true);
+    expect(res.body.error.code).toBe('validation_failed');
+    expect(res.body.error.details.map((d: { path: string }) => d.path)).toContain(path);
   });
 });

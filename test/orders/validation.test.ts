@@ -91,6 +91,58 @@ describe('POST /orders validation, each rule at its edge', () => {
     expect(await expectInvalid({ items: [{ product_id: 'TEE-M', quantity: 1_000_001 }] }, 'items[0].quantity')).toMatch(/at most 1000000/);
   });
 
+  it('lines merged into one (same variant by sku, barcode) are bounded like one line: 400 at the line that crossed it, nothing written', async () => {
+    const before = await count(ctx, 'orders', s.companyId);
+    // exactly the bound once merged: passes validation (then the stock of 1000 is short)
+    const atBound = await place({ items: [{ product_id: 'TEE-M', quantity: 600_000 }, { product_id: '8901234567890', quantity: '400000' }] });
+    expect(atBound.status, JSON.stringify(atBound.body)).toBe(409);
+    const message = await expectInvalid(
+      { items: [{ product_id: 'TEE-M', quantity: 600_000 }, { product_id: '8901234567890', quantity: '400000.001' }] },
+      'items[1].quantity',
+    );
+    expect(message).toMatch(/at most 1000000/);
+    const three = await place({ items: [{ product_id: 'TEE-M', quantity: 500_000 }, { product_id: 'TEE-M', quantity: 500_000 }, { product_id: 'TEE-M', quantity: 1 }] });
+    expect(three.status).toBe(400);
+    expect(three.body.error.details).toEqual([{ path: 'items[2].quantity', message: expect.stringMatching(/1000001\.000.*at most 1000000/) }]);
+    expect(await count(ctx, 'orders', s.companyId)).toBe(before);
+  });
+
+  it('every optional field sent as null is not given (agents on strict schemas send every property)', async () => {
+    const allNull = await expectOk({
+      customer: { name: 'A', phone: '9876543212', email: null },
+      notes: null,
+      delivery_address: null,
+      payment: null,
+      payment_reference: null,
+    });
+    expect(allNull).toMatchObject({ payment: 'prepaid', order_status: 'confirmed' });
+    const addressNulls = await expectOk({
+      payment: null,
+      delivery_address: { line1: '12 MG Road', city: 'Bengaluru', pincode: '560038', name: null, line2: null, state: null, phone: null },
+    });
+    expect(addressNulls.delivery_address).toEqual({ name: null, line1: '12 MG Road', line2: null, city: 'Bengaluru', state: 'Karnataka', pincode: '560038', phone: null });
+    expect(addressNulls.payment).toBe('prepaid');
+    expect((await expectOk({ payment: null, payment_reference: null, notes: null })).payment).toBe('prepaid');
+  });
+
+  it.each([
+    [{ customer: null }, 'customer'],
+    [{ customer: { name: null, phone: '9876543210' } }, 'customer.name'],
+    [{ customer: { name: 'A', phone: null } }, 'customer.phone'],
+    [{ items: null }, 'items'],
+    [{ items: [null] }, 'items[0]'],
+    [{ items: [{ product_id: null, quantity: 1 }] }, 'items[0].product_id'],
+    [{ items: [{ product_id: 'TEE-M', quantity: null }] }, 'items[0].quantity'],
+    [{ external_reference: null }, 'external_reference'],
+    [{ delivery_address: { line1: null, city: 'Bengaluru', pincode: '560038' } }, 'delivery_address.line1'],
+    [{ delivery_address: { line1: 'x', city: null, pincode: '560038' } }, 'delivery_address.city'],
+    [{ delivery_address: { line1: 'x', city: 'Bengaluru', pincode: null } }, 'delivery_address.pincode'],
+  ])('a required field sent as null is 400 naming it: %j', async (overrides, path) => {
+    const before = await count(ctx, 'orders', s.companyId);
+    await expectInvalid(overrides, path);
+    expect(await count(ctx, 'orders', s.companyId)).toBe(before);
+  });
+
   it('a JSON number written with an exponent is the same number once parsed (1e2 = 100)', async () => {
     const res = await ctx.app.inject({
       method: 'POST',

@@ -1,0 +1,136 @@
+import {
+  CallToolRequestSchema,
+  DEFAULT_NEGOTIATED_PROTOCOL_VERSION,
+  InitializeRequestSchema,
+  ListToolsRequestSchema,
+  PingRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js';
+import { fieldPath } from '../lib/validation.js';
+
+/**
+ * JSON-RPC policy in front of the SDK's transport: which protocol versions we negotiate, which bodies may be
+ * batches and how large, what a POST spends of the key's budget, and readable invalid-params errors.
+ */
+
+/** Protocol versions we negotiate, newest first; an `initialize` asking for anything else is answered with the newest. */
+export const MCP_PROTOCOL_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'] as const;
+export const NEWEST_PROTOCOL_VERSION = MCP_PROTOCOL_VERSIONS[0];
+
+/** JSON-RPC batches exist in these versions only (2025-06-18 removed them). */
+const VERSIONS_WITH_BATCHES: readonly string[] = ['2025-03-26', '2024-11-05'];
+/** Most messages one batch may hold (the SDK alone would take 100). */
+export const MAX_BATCH_MESSAGES = 10;
+
+export const JSONRPC_INVALID_REQUEST = -32600;
+export const JSONRPC_INVALID_PARAMS = -32602;
+
+export interface JsonRpcError {
+  jsonrpc: '2.0';
+  id: string | number | null;
+  error: { code: number; message: string };
+}
+
+export const rpcError = (id: string | number | null, code: number, message: string): JsonRpcError => ({ jsonrpc: '2.0', id, error: { code, message } });
+
+type Json = Record<string, unknown>;
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isOurVersion = (v: unknown): v is string => (MCP_PROTOCOL_VERSIONS as readonly unknown[]).includes(v);
+
+/**
+ * The protocol version a POST speaks: what its `initialize` asks for (answered with the newest when it is not
+ * ours), else the `MCP-Protocol-Version` header, else 2025-03-26 (the SDK's reading of an absent header).
+ */
+export function protocolVersionOf(body: unknown, header: string | undefined): string {
+  const init = (Array.isArray(body) ? body : [body]).find((m) => isObject(m) && m.method === 'initialize') as Json | undefined;
+  if (init) {
+    const asked = isObject(init.params) ? init.params.protocolVersion : undefined;
+    return isOurVersion(asked) ? asked : NEWEST_PROTOCOL_VERSION;
+  }
+  return header ?? DEFAULT_NEGOTIATED_PROTOCOL_VERSION;
+}
+
+/** Why this body is refused whole (a batch where the version has none, an empty or oversized batch), or undefined. */
+export function batchRefusal(body: unknown, version: string): string | undefined {
+  if (!Array.isArray(body)) return undefined;
+  if (!VERSIONS_WITH_BATCHES.includes(version)) {
+    return `JSON-RPC batches (array bodies) are not part of MCP protocol version ${version}; protocol 2025-06-18 removed them: send one message per POST`;
+  }
+  if (body.length === 0) return 'an empty JSON-RPC batch is not a request; send at least one message';
+  if (body.length > MAX_BATCH_MESSAGES) {
+    return `a JSON-RPC batch may hold at most ${MAX_BATCH_MESSAGES} messages; this one holds ${body.length}: send the rest in further POSTs`;
+  }
+  return undefined;
+}
+
+/**
+ * Requests of the key's budget this POST spends: one message spends one when it is a `tools/call` (initialize,
+ * tools/list, ping and notifications are protocol chatter); every message of a batch spends one, whatever it is.
+ */
+export function budgetCost(body: unknown): number {
+  if (Array.isArray(body)) return body.length;
+  return isObject(body) && body.method === 'tools/call' ? 1 : 0;
+}
+
+/** Initialize asking for a version we do not offer is answered with our newest (the SDK would also accept 2024-10-07). */
+export function capProtocolVersion(messages: unknown[]): void {
+  for (const m of messages) {
+    if (isObject(m) && m.method === 'initialize' && isObject(m.params) && !isOurVersion(m.params.protocolVersion)) {
+      m.params.protocolVersion = NEWEST_PROTOCOL_VERSION;
+    }
+  }
+}
+
+const REQUEST_SCHEMAS: Record<string, { safeParse(v: unknown): { success: boolean; error?: { issues: ReadonlyArray<Issue> } } }> = {
+  initialize: InitializeRequestSchema,
+  'tools/list': ListToolsRequestSchema,
+  'tools/call': CallToolRequestSchema,
+  ping: PingRequestSchema,
+};
+
+interface Issue {
+  code: string;
+  path: ReadonlyArray<PropertyKey>;
+  message: string;
+  expected?: unknown;
+}
+
+function kindOf(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'an array';
+  if (typeof v === 'object') return 'an object';
+  return `a ${typeof v}`;
+}
+
+const EXPECTED: Record<string, string> = { object: 'a JSON object', record: 'a JSON object', string: 'a string', number: 'a number', boolean: 'true or false' };
+
+function describeIssue(message: Json, issue: Issue): string {
+  const path = fieldPath(issue.path);
+  let value: unknown = message;
+  for (const seg of issue.path) value = isObject(value) || Array.isArray(value) ? (value as Record<PropertyKey, unknown>)[seg] : undefined;
+  if (issue.code !== 'invalid_type') return `${path}: ${issue.message}`;
+  const expected = EXPECTED[String(issue.expected)] ?? String(issue.expected);
+  if (path === 'params.arguments') return `params.arguments must be a JSON object of the tool's arguments, e.g. {"search": "shirt"}, not ${kindOf(value)}`;
+  return value === undefined ? `${path} is required (${expected})` : `${path} must be ${expected}, not ${kindOf(value)}`;
+}
+
+/**
+ * The invalid-params answer (-32602, readable) for a request whose params have the wrong JSON type, or
+ * undefined when the SDK may take it. `params: null` and a tool call's `arguments: null` count as not given.
+ * Without this the SDK answers `params: []` as a parse error (-32700) and `arguments: []` as an internal
+ * error (-32603) whose message is a validator dump.
+ */
+export function invalidParams(message: unknown): JsonRpcError | undefined {
+  if (!isObject(message) || typeof message.method !== 'string') return undefined;
+  if (typeof message.id !== 'string' && typeof message.id !== 'number') return undefined; // a notification, or no valid id: the SDK answers
+  if (message.params === null) delete message.params;
+  if (message.method === 'tools/call' && isObject(message.params) && message.params.arguments === null) delete message.params.arguments;
+  const params = message.params;
+  const invalid = (text: string) => rpcError(message.id as string | number, JSONRPC_INVALID_PARAMS, `Invalid params for ${message.method}: ${text}`);
+  if (params !== undefined && !isObject(params)) return invalid(`params must be a JSON object, not ${kindOf(params)}`);
+  const schema = REQUEST_SCHEMAS[message.method];
+  if (!schema) return undefined;
+  const parsed = schema.safeParse({ method: message.method, params });
+  if (parsed.success) return undefined;
+  const issues = parsed.error?.issues ?? [];
+  return invalid(issues.slice(0, 3).map((i) => describeIssue(message, i)).join('; ') || 'params do not match the method');
+}
