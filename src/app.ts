@@ -1,15 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import helmet from '@fastify/helmet';
 import rateLimit from '@fastify/rate-limit';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Redis } from 'ioredis';
 import type { Config } from './config.js';
 import type { Database } from './db/index.js';
-import { AppError, errorBody } from './lib/errors.js';
+import { AppError } from './lib/errors.js';
 import { trustProxyFn } from './lib/trust-proxy.js';
 import { memoryFailureCounter, redisFailureCounter, registerAuth } from './http/auth.js';
 import { registerErrorHandling } from './http/error-handler.js';
+import { clientErrorHandler, frameworkError, registerRequestEdges } from './http/client-errors.js';
 import { registerOpsRoutes } from './http/ops.routes.js';
 import { registerOpenApi } from './http/openapi.js';
 import { registerMediaRoutes } from './media/media.routes.js';
@@ -53,12 +54,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     trustProxy: trustProxyFn(config.TRUST_PROXY),
     return503OnClosing: true,
     forceCloseConnections: 'idle',
-    // Errors Fastify raises before routing (a malformed %-escape in the URL) get our error shape too.
-    frameworkErrors: (err, req, reply) => {
-      reply.header('x-request-id', req.id);
-      const path = err.code === 'FST_ERR_BAD_URL' ? '(path)' : '(request)';
-      (reply as FastifyReply).status(400).send(errorBody('validation_failed', `the request URL is malformed: ${err.message}`, [{ path, message: 'not a valid URL (check its %-escapes)' }]));
-    },
+    // Refusals before routing (Node's parser, Fastify's router, Host and URL length) in our error shape: src/http/client-errors.ts.
+    http: { requireHostHeader: false },
+    clientErrorHandler,
+    frameworkErrors: (err, req, reply) => frameworkError(err, req as FastifyRequest, reply as FastifyReply),
   }).withTypeProvider<ZodTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
@@ -66,6 +65,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // JSON only: text/plain and anything else is 415.
   app.removeContentTypeParser(['text/plain']);
   registerErrorHandling(app);
+  registerRequestEdges(app);
   app.addHook('onSend', async (req, reply) => {
     reply.header('x-request-id', req.id);
   });

@@ -175,7 +175,8 @@ describe('catalogue and lookup parameters with hostile values', () => {
         async (params) => {
           tried.query++;
           const res = await ctx.app.inject({ url: `${BASE}/catalog/products?${qs(params)}`, headers: A.headers });
-          expect([200, 400], `${res.statusCode} ${res.body.slice(0, 200)}`).toContain(res.statusCode);
+          // 414: a query string over 8 KB (a special value is 10,000 characters long)
+          expect([200, 400, 414], `${res.statusCode} ${res.body.slice(0, 200)}`).toContain(res.statusCode);
         },
       ),
       { numRuns: RUNS * 2 },
@@ -188,12 +189,12 @@ describe('catalogue and lookup parameters with hostile values', () => {
         const id = wellFormed(rawId);
         tried.query += 3;
         const detail = await ctx.app.inject({ url: `${BASE}/catalog/products/${encodeURIComponent(id)}`, headers: A.headers });
-        // 414: a path segment over the router's 1,000 characters
+        // 414: a path segment over the router's 1,000 characters, or a URL over 8 KB
         expect([200, 400, 404, 414]).toContain(detail.statusCode);
         const order = await ctx.app.inject({ url: `${BASE}/orders/${encodeURIComponent(id)}?${qs({ phone })}`, headers: A.headers });
         expect([200, 400, 404, 414]).toContain(order.statusCode);
         const customer = await ctx.app.inject({ url: `${BASE}/customers?${qs({ phone, recent_orders: recent })}`, headers: A.headers });
-        expect([200, 400, 404]).toContain(customer.statusCode);
+        expect([200, 400, 404, 414]).toContain(customer.statusCode);
       }),
       { numRuns: RUNS },
     );

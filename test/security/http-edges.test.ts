@@ -151,14 +151,112 @@ describe('header injection and oversized headers', () => {
     expect(statusOf(key)).toBe(401);
   });
 
-  it('headers over Node’s limit get 431 and the server keeps serving', async () => {
+  it('headers over Node’s limit get 431 in the error shape and the server keeps serving', async () => {
     const big = 'x'.repeat(20_000);
     const res = await raw(`GET ${BASE}/catalog/categories HTTP/1.1\r\nHost: x\r\nX-Api-Key: ${big}\r\nConnection: close\r\n\r\n`);
-    expect(statusOf(res)).toBe(431);
+    expectRefusal(res, 431);
+    expect(res).not.toContain('xxxxxxxxxx');
     const many = Array.from({ length: 3000 }, (_, i) => `X-H${i}: v`).join('\r\n');
-    expect(statusOf(await raw(`GET /healthz HTTP/1.1\r\nHost: x\r\n${many}\r\nConnection: close\r\n\r\n`))).toBe(431);
+    expectRefusal(await raw(`GET /healthz HTTP/1.1\r\nHost: x\r\n${many}\r\nConnection: close\r\n\r\n`), 431);
     const after = await fetch(`http://127.0.0.1:${port}/healthz`);
     expect(after.status).toBe(200);
+  });
+});
+
+/** Status, headers (lower-case names) and parsed JSON body of a raw HTTP/1.1 answer. */
+function parseAnswer(response: string) {
+  const split = response.indexOf('\r\n\r\n');
+  const [statusLine, ...lines] = response.slice(0, split).split('\r\n');
+  const head: Record<string, string> = {};
+  for (const line of lines) head[line.slice(0, line.indexOf(':')).toLowerCase()] = line.slice(line.indexOf(':') + 1).trim();
+  let body: unknown;
+  try {
+    body = JSON.parse(response.slice(split + 4));
+  } catch {
+    body = response.slice(split + 4);
+  }
+  return { statusLine, head, body };
+}
+
+/** A refusal in the API's shape: the status, JSON, `{ error: { code: validation_failed, message } }` and nothing of Fastify's own body. */
+function expectRefusal(response: string, status: number, opts: { closes?: boolean } = {}) {
+  const { statusLine, head, body } = parseAnswer(response);
+  expect(statusLine, response.slice(0, 400)).toMatch(new RegExp(`^HTTP/1\\.1 ${status} `));
+  expect(head['content-type']).toMatch(/^application\/json/);
+  expect(body, response.slice(0, 400)).toMatchObject({ error: { code: 'validation_failed', message: expect.any(String) } });
+  expect(Object.keys(body as object)).toEqual(['error']);
+  expect(Object.keys((body as { error: object }).error).every((k) => ['code', 'message', 'details'].includes(k))).toBe(true);
+  expect(response).not.toContain('statusCode');
+  expect(response).not.toContain('Client Error');
+  if (opts.closes !== false) expect(head.connection?.toLowerCase()).toBe('close');
+}
+
+describe('every refusal before routing is in the error shape (issue 12)', () => {
+  const MARK = 'ECHOMARK';
+  const orders = (headerLines: string, body = '') =>
+    `POST ${BASE}/orders?ref=${MARK} HTTP/1.1\r\nHost: x\r\nX-Api-Key: ${headers['x-api-key']}\r\nContent-Type: application/json\r\n${headerLines}\r\n${body}`;
+
+  it('malformed framing from Node’s parser: 400 validation_failed, JSON, Connection: close, request line not echoed', async () => {
+    const cases: Record<string, string> = {
+      'non-numeric Content-Length': orders('Content-Length: abc\r\n', '{}'),
+      'negative Content-Length': orders('Content-Length: -1\r\n', '{}'),
+      'two different Content-Lengths': orders('Content-Length: 2\r\nContent-Length: 3\r\n', '{}'),
+      'Content-Length then Transfer-Encoding': orders('Content-Length: 5\r\nTransfer-Encoding: chunked\r\n', '0\r\n\r\n'),
+      'Transfer-Encoding then Content-Length': orders('Transfer-Encoding: chunked\r\nContent-Length: 5\r\n', '0\r\n\r\n'),
+      'Transfer-Encoding not ending in chunked': orders('Transfer-Encoding: gzip\r\n', '{}'),
+      'bad chunk size': orders('Transfer-Encoding: chunked\r\n', 'zz\r\n{}\r\n0\r\n\r\n'),
+      'space in a header name': `GET /healthz?${MARK} HTTP/1.1\r\nHost: x\r\nBad Header: v\r\n\r\n`,
+      'unknown method': `FROB /healthz?${MARK} HTTP/1.1\r\nHost: x\r\n\r\n`,
+      'unknown HTTP version': `GET /healthz?${MARK} HTTP/7.3\r\nHost: x\r\n\r\n`,
+    };
+    for (const [name, request] of Object.entries(cases)) {
+      const res = await raw(request);
+      expect(statusOf(res), `${name}: ${res.slice(0, 300)}`).toBe(400);
+      expectRefusal(res, 400);
+      expect(res, name).not.toContain(MARK);
+      expect(res, name).not.toContain(headers['x-api-key']);
+    }
+    expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+  });
+
+  it('a Content-Length fault names the header in details', async () => {
+    const { body } = parseAnswer(await raw(orders('Content-Length: 1x\r\n', '{}')));
+    expect((body as any).error.details).toEqual([{ path: '(headers).content-length', message: expect.any(String) }]);
+  });
+
+  it('a too-long URL: 414 validation_failed, never echoed, whether Node’s parser or the app sees it first', async () => {
+    const long = (n: number) => `/${MARK}${'a'.repeat(n)}`;
+    for (const [what, request] of [
+      ['over 16 KB (refused by the parser)', `GET ${long(20_000)} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`],
+      ['over 8 KB to an unknown path', `GET ${long(10_000)} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`],
+      ['over 8 KB in a real route’s query', `GET ${BASE}/catalog/products?search=${MARK}${'a'.repeat(10_000)} HTTP/1.1\r\nHost: x\r\nX-Api-Key: ${headers['x-api-key']}\r\nConnection: close\r\n\r\n`],
+      ['a path segment over the router’s 1,000 characters', `GET ${BASE}/catalog/products/${MARK}${'a'.repeat(1_200)} HTTP/1.1\r\nHost: x\r\nX-Api-Key: ${headers['x-api-key']}\r\nConnection: close\r\n\r\n`],
+    ] as const) {
+      const res = await raw(request);
+      expect(statusOf(res), `${what}: ${res.slice(0, 300)}`).toBe(414);
+      expectRefusal(res, 414);
+      expect(res, what).not.toContain(MARK);
+      expect(res.length, what).toBeLessThan(2_000);
+    }
+    expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+  });
+
+  it('a 404 for a long path and a malformed %-escape do not echo the URL', async () => {
+    const notFound = await raw(`GET /${MARK}${'a'.repeat(7_000)} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+    expect(statusOf(notFound)).toBe(404);
+    expect(notFound).not.toContain(MARK);
+    expect((parseAnswer(notFound).body as any).error.code).toBe('not_found');
+    const badEscape = await raw(`GET ${BASE}/orders/%zz${MARK} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+    expectRefusal(badEscape, 400);
+    expect(badEscape).not.toContain(MARK);
+  });
+
+  it('HTTP/1.1 without Host: 400 in the error shape (Node’s own answer has an empty body)', async () => {
+    const res = await raw(`GET /healthz?${MARK} HTTP/1.1\r\nConnection: close\r\n\r\n`);
+    expectRefusal(res, 400);
+    expect(res).not.toContain(MARK);
+    // HTTP/1.0 has no Host requirement
+    expect(statusOf(await raw('GET /healthz HTTP/1.0\r\n\r\n'))).toBe(200);
   });
 });
 
