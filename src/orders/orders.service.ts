@@ -22,6 +22,7 @@ import {
   type OrderRow,
   type VariantRow,
 } from './orders.queries.js';
+import { orderNumbersFor, type OrderNumbers } from './order-numbers.js';
 import { parseQuantity, type Order, type OrderLine, type OrderLookup, type PlaceOrderBody } from './orders.schemas.js';
 import { insufficientStock, reservationLines } from './reservations.js';
 import { shipmentOut } from '../fulfilment/shapes.js';
@@ -126,7 +127,7 @@ export function deliveryAddress(a: NonNullable<PlaceOrderBody['delivery_address'
 }
 
 /** `clock` decides when an invoice counts as overdue (tests pass their own). */
-export function createOrderService({ db, clock = () => new Date() }: { db: Db; clock?: () => Date }) {
+export function createOrderService({ db, clock = () => new Date(), orderNumbers = orderNumbersFor(db) }: { db: Db; clock?: () => Date; orderNumbers?: OrderNumbers }) {
   async function loadOrder(dbOrTx: Db, companyId: string, orderId: string): Promise<Order> {
     const row = await findOrderById(dbOrTx, companyId, orderId);
     if (!row) throw new Error(`order ${orderId} vanished`);
@@ -159,6 +160,8 @@ export function createOrderService({ db, clock = () => new Date() }: { db: Db; c
         customer: { id: newId('cus'), name: body.customer.name, phone_e164: phone.e164, email: body.customer.email || null, address: given },
         order: {
           id: newId('ord'),
+          // Taken last, after every check that needs no write, and outside the order's transaction.
+          order_number: await orderNumbers.next(companyId),
           external_reference: body.external_reference,
           payment: body.payment,
           payment_reference: body.payment_reference || null,
