@@ -14,6 +14,7 @@ import { deliveryAddressInput, placeOrderBody } from '../orders/orders.schemas.j
 import { deliveryAddress, resolveLines } from '../orders/orders.service.js';
 import { convertReservations, releaseReservations, reserveStock, returnShippedStock } from '../orders/reservations.js';
 import { orderStatusLabel } from '../orders/status-labels.js';
+import { orderNumbersFor, type OrderNumbers } from '../orders/order-numbers.js';
 import { shipmentOut } from './shapes.js';
 import {
   findBookingLines,
@@ -62,9 +63,9 @@ const LEFT_US = new Set<ShipmentStatus>(['picked_up', 'in_transit', 'out_for_del
 export const draftOrderBody = placeOrderBody.extend({ external_reference: z.string().trim().min(1).max(100).nullish() });
 export type DraftOrderBody = z.output<typeof draftOrderBody>;
 
-export type FulfilmentDeps = { db: Db; config: Pick<Config, 'INVOICE_DUE_DAYS'>; clock?: () => Date };
+export type FulfilmentDeps = { db: Db; config: Pick<Config, 'INVOICE_DUE_DAYS'>; clock?: () => Date; orderNumbers?: OrderNumbers };
 
-export function createFulfilmentService({ db, config, clock = () => new Date() }: FulfilmentDeps) {
+export function createFulfilmentService({ db, config, clock = () => new Date(), orderNumbers = orderNumbersFor(db) }: FulfilmentDeps) {
   async function orderIdOf(companyId: string, reference: string): Promise<string> {
     const id = await findOrderIdForStaff(db, companyId, reference);
     if (!id) throw notFound(`no order "${reference}" in this company`);
@@ -169,11 +170,12 @@ export function createFulfilmentService({ db, config, clock = () => new Date() }
       const lines = resolveLines(body.items, await findVariantsByIdentifiers(db, companyId, identifiers));
       const amount = lines.reduce((sum, l) => sum.plus(l.lineTotal), new Decimal(0));
       const id = newId('ord');
+      const orderNumber = await orderNumbers.next(companyId); // before the transaction: see OrderNumbers.next
       await db.tx(async (tx) => {
         const customer = await recogniseCustomer(tx, companyId, { name: body.customer.name, phoneE164: phone.e164, email: body.customer.email || null, address: given });
         const rows = await tx.query(sql`
           INSERT INTO orders (company_id, id, order_number, external_reference, customer_id, status, payment, payment_reference, notes, amount, delivery_address)
-          VALUES (${companyId}, ${id}, 'ORD-' || nextval('order_number_seq'), ${body.external_reference ?? null}, ${customer.id}, 'draft', ${body.payment},
+          VALUES (${companyId}, ${id}, ${orderNumber}, ${body.external_reference ?? null}, ${customer.id}, 'draft', ${body.payment},
                   ${body.payment_reference || null}, ${body.notes || null}, ${money(amount)}::numeric, ${given ? JSON.stringify(given) : null}::jsonb)
           ON CONFLICT (company_id, external_reference) DO NOTHING RETURNING id`);
         if (rows.length === 0) throw validationError([{ path: 'external_reference', message: 'already used by another order of this company' }]);

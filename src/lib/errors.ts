@@ -11,7 +11,7 @@ export const errorCatalogue = {
   insufficient_stock: { status: 409, description: 'Not enough stock to fill an order; nothing created' },
   payload_too_large: { status: 413, description: 'Body too large (code validation_failed)' },
   unsupported_media_type: { status: 415, description: 'Body not application/json (code validation_failed)' },
-  unprocessable: { status: 422, description: 'Company has no active stock location' },
+  unprocessable: { status: 422, description: 'Company has no active stock location, or the external_reference belongs to an order staff are preparing; nothing created' },
   rate_limited: { status: 429, description: 'Rate limit exceeded; wait Retry-After seconds' },
   internal: { status: 500, description: 'Server fault; safe to retry' },
   unavailable: { status: 503, description: 'Service temporarily unavailable; safe to retry' },

@@ -61,6 +61,8 @@ export interface PlaceOrderWrite {
   customer: { id: string; name: string; phone_e164: string; email: string | null; address: DeliveryAddress | null };
   order: {
     id: string;
+    /** from OrderNumbers (src/orders/order-numbers.ts) */
+    order_number: string;
     external_reference: string;
     payment: 'cod' | 'prepaid';
     payment_reference: string | null;

@@ -22,6 +22,7 @@ import {
   type OrderRow,
   type VariantRow,
 } from './orders.queries.js';
+import { orderNumbersFor, type OrderNumbers } from './order-numbers.js';
 import { MAX_QUANTITY, parseQuantity, type Order, type OrderLine, type OrderLookup, type PlaceOrderBody } from './orders.schemas.js';
 import { insufficientStock, reservationLines } from './reservations.js';
 import { shipmentOut } from '../fulfilment/shapes.js';
@@ -136,12 +137,30 @@ export function deliveryAddress(a: NonNullable<PlaceOrderBody['delivery_address'
   return { name: a.name || null, line1: a.line1, line2: a.line2 || null, city: a.city, state: state.state, pincode: a.pincode, phone };
 }
 
+/**
+ * POST /orders with the external_reference of a staff draft: the reference is taken, nothing is placed, and a
+ * draft is never shown through the API. 422 `unprocessable` (see docs/decisions.md, issue 12).
+ */
+export const referenceHeldByDraft = (reference: string) =>
+  new AppError(
+    'unprocessable',
+    `external_reference "${reference}" belongs to an order staff are preparing; nothing was placed; send a new external_reference for this order`,
+    [{ path: 'external_reference', message: 'taken by an order staff are preparing; use a new one' }],
+  );
+
 /** `clock` decides when an invoice counts as overdue (tests pass their own). */
-export function createOrderService({ db, clock = () => new Date() }: { db: Db; clock?: () => Date }) {
+export function createOrderService({ db, clock = () => new Date(), orderNumbers = orderNumbersFor(db) }: { db: Db; clock?: () => Date; orderNumbers?: OrderNumbers }) {
   async function loadOrder(dbOrTx: Db, companyId: string, orderId: string): Promise<Order> {
     const row = await findOrderById(dbOrTx, companyId, orderId);
     if (!row) throw new Error(`order ${orderId} vanished`);
     return orderOut(row, await findOrderLines(dbOrTx, companyId, orderId));
+  }
+
+  /** The order already placed with this reference, as a duplicate; a staff draft holding it is refused. */
+  async function duplicateOf(companyId: string, orderId: string, reference: string): Promise<{ order: Order; duplicate: true }> {
+    const order = await loadOrder(db, companyId, orderId);
+    if (order.order_status === 'draft') throw referenceHeldByDraft(reference);
+    return { order, duplicate: true };
   }
 
   return {
@@ -156,7 +175,7 @@ export function createOrderService({ db, clock = () => new Date() }: { db: Db; c
       const identifiers = [...new Set(body.items.map((i) => i.product_id))];
       const prelude = await orderPrelude(db, companyId, body.external_reference, identifiers, phone.ok ? phone.e164 : '');
       // A repeat answers with the original before anything else is checked (stock or items may have changed since).
-      if (prelude.existing_order_id) return { order: await loadOrder(db, companyId, prelude.existing_order_id), duplicate: true };
+      if (prelude.existing_order_id) return duplicateOf(companyId, prelude.existing_order_id, body.external_reference);
 
       if (!phone.ok) throw validationError([{ path: 'customer.phone', message: phone.message }]);
       const given = body.delivery_address ? deliveryAddress(body.delivery_address) : null;
@@ -170,6 +189,8 @@ export function createOrderService({ db, clock = () => new Date() }: { db: Db; c
         customer: { id: newId('cus'), name: body.customer.name, phone_e164: phone.e164, email: body.customer.email || null, address: given },
         order: {
           id: newId('ord'),
+          // Taken last, after every check that needs no write, and outside the order's transaction.
+          order_number: await orderNumbers.next(companyId),
           external_reference: body.external_reference,
           payment: body.payment,
           payment_reference: body.payment_reference || null,
@@ -192,7 +213,7 @@ export function createOrderService({ db, clock = () => new Date() }: { db: Db; c
         // A concurrent first attempt with this reference committed while we waited: answer with its order.
         const original = await findOrderIdByExternalReference(db, companyId, body.external_reference);
         if (!original) throw new Error('external_reference conflicted but the order cannot be read');
-        return { order: await loadOrder(db, companyId, original), duplicate: true };
+        return duplicateOf(companyId, original, body.external_reference);
       }
     },
 
