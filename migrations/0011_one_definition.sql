@@ -12,11 +12,14 @@ $$;
 -- The one writer of a courier-booking job (transactional outbox; the fulfilment worker performs it): called by
 -- place_order() and by the service (src/orders/orders.queries.ts, insertCourierBookingJob). A second request
 -- for the same order while one is pending is absorbed by the unique index on pending bookings.
+-- PL/pgSQL so its INSERT is planned once per session (a SQL-language function called from place_order() is
+-- planned on every call).
 CREATE FUNCTION enqueue_courier_booking(p_company text, p_job text, p_order text) RETURNS void
-LANGUAGE sql AS $$
+LANGUAGE plpgsql AS $$
+BEGIN
   INSERT INTO jobs (company_id, id, kind, order_id, status) VALUES (p_company, p_job, 'book_courier', p_order, 'pending')
-  ON CONFLICT DO NOTHING
-$$;
+  ON CONFLICT DO NOTHING;
+END $$;
 
 -- reserve_stock() as in 0007, availability from stock_available().
 CREATE OR REPLACE FUNCTION reserve_stock(p_company text, p_location text, p_order text, p_lines jsonb) RETURNS void
