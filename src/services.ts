@@ -6,7 +6,7 @@ import { createOrderService } from './orders/orders.service.js';
 import { createCustomerService } from './customers/customers.service.js';
 import { createCatalogueServices } from './catalogue/index.js';
 import { createItemService } from './catalogue/items.service.js';
-import { createFulfilmentService } from './fulfilment/lifecycle.service.js';
+import { createFulfilmentService } from './fulfilment/fulfilment.service.js';
 
 /** Every service, built once per process from its narrow dependencies; REST and MCP call the same ones. */
 export function createServices({ db, config }: { db: Db; config: Config }) {

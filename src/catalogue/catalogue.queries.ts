@@ -37,7 +37,7 @@ function filterSql(companyId: string, f: PageFilter): { where: SQL; shape: strin
     // Flattened, an unanalysed catalogue got a plan comparing every variant with every stock row per product
     // (0.7 s on 50 products, past the statement timeout under order traffic); this shape takes 2 ms there.
     parts.push(sql`coalesce((
-      SELECT bool_or((SELECT sl.on_hand > sl.reserved FROM stock_levels sl
+      SELECT bool_or((SELECT stock_available(sl.on_hand, sl.reserved) > 0 FROM stock_levels sl
                       WHERE sl.company_id = sv.company_id AND sl.variant_id = sv.id
                         AND sl.location_id = (SELECT loc.id FROM stock_locations loc WHERE loc.company_id = ${companyId} AND loc.ships_orders AND loc.active)))
       FROM variants sv WHERE sv.company_id = p.company_id AND sv.product_id = p.id AND sv.active), false)`);
@@ -164,8 +164,8 @@ function productSelect(companyId: string, extra: SQL = sql``): SQL {
                  max(v.selling_price)::text AS price_max
           FROM (
             SELECT vv.id, vv.sku, vv.barcode, vv.name, vv.attributes, vv.position, vv.selling_price, vv.mrp,
-                   greatest(coalesce(sum(st.on_hand - st.reserved) FILTER (WHERE st.ships_orders), 0), 0)::numeric(14, 3) AS available,
-                   greatest(coalesce(sum(st.on_hand - st.reserved), 0), 0)::numeric(14, 3) AS available_total
+                   stock_available(sum(st.on_hand) FILTER (WHERE st.ships_orders), sum(st.reserved) FILTER (WHERE st.ships_orders))::numeric(14, 3) AS available,
+                   stock_available(sum(st.on_hand), sum(st.reserved))::numeric(14, 3) AS available_total
             FROM variants vv
             LEFT JOIN (
               SELECT sl.variant_id, sl.on_hand, sl.reserved, loc.ships_orders

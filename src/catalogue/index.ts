@@ -1,7 +1,7 @@
 import type { Config } from '../config.js';
 import type { Db } from '../db/index.js';
 import { createMediaService } from '../media/media.service.js';
-import { createCatalogueImportService } from './catalogue.import.js';
+import { createCatalogueImportService } from './import/index.js';
 import { createCatalogueService } from './catalogue.service.js';
 
 /** The catalogue's services (photo links, browse/detail, import/export), spread into createServices. */

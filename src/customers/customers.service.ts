@@ -5,8 +5,7 @@ import { newId } from '../lib/ids.js';
 import { money } from '../lib/money.js';
 import { normalizePhone } from '../lib/phone.js';
 import { iso } from '../lib/time.js';
-import { orderStatusLabel } from '../orders/status-labels.js';
-import type { OrderSummary } from '../orders/orders.schemas.js';
+import { orderStatusLabel } from '../contract/status-labels.js';
 import type { Customer, CustomerLookupQuery } from './customers.schemas.js';
 import {
   findCustomerByPhone,
@@ -18,6 +17,9 @@ import {
 } from './customers.queries.js';
 
 export type { AddressFields, CustomerRow } from './customers.queries.js';
+
+/** One of a customer's recent orders (the shape the order lookup also starts from). */
+export type OrderSummary = Customer['recent_orders'][number];
 
 /** The record's address as one line: "12 MG Road, Indiranagar, Bengaluru, Karnataka 560038". */
 export function addressLine(c: Pick<CustomerRow, 'address_line1' | 'address_line2' | 'city' | 'state' | 'pincode'>): string | null {

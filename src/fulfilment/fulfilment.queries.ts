@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { Db } from '../db/index.js';
 import type { AdapterName, CourierConfig, ShipmentStatus } from '../couriers/types.js';
+import { newId } from '../lib/ids.js';
 import type { DeliveryAddress } from '../orders/orders.schemas.js';
 
 export interface LockedOrder {
@@ -40,6 +41,15 @@ export async function readOrder(db: Db, companyId: string, orderId: string): Pro
 
 export async function setOrderStatus(tx: Db, companyId: string, orderId: string, status: string): Promise<void> {
   await tx.query(sql`UPDATE orders SET status = ${status}, updated_at = now() WHERE company_id = ${companyId} AND id = ${orderId}`);
+}
+
+/** Draft -> confirmed: the order now ships from this location. */
+export async function setOrderLocation(tx: Db, companyId: string, orderId: string, locationId: string): Promise<void> {
+  await tx.query(sql`UPDATE orders SET location_id = ${locationId} WHERE company_id = ${companyId} AND id = ${orderId}`);
+}
+
+export async function setOrderAddress(tx: Db, companyId: string, orderId: string, address: DeliveryAddress): Promise<void> {
+  await tx.query(sql`UPDATE orders SET delivery_address = ${JSON.stringify(address)}::jsonb, updated_at = now() WHERE company_id = ${companyId} AND id = ${orderId}`);
 }
 
 export interface ShipmentRow {
@@ -103,6 +113,22 @@ export async function updateShipment(
 }
 
 export type TrackSource = 'worker' | 'callback' | 'cli';
+
+/** The shipment becomes `status` (delivered_at set on first delivery) and the event is recorded. */
+export async function recordShipmentStatus(
+  tx: Db,
+  companyId: string,
+  shipmentId: string,
+  current: { courier: string | null; awb: string | null; tracking_url: string | null; delivered_at: Date | null },
+  status: ShipmentStatus,
+  source: TrackSource,
+  note: string | null,
+  now: Date,
+): Promise<void> {
+  const deliveredAt = status === 'delivered' ? (current.delivered_at ?? now) : current.delivered_at;
+  await updateShipment(tx, companyId, shipmentId, { status, courier: current.courier, awb: current.awb, trackingUrl: current.tracking_url, deliveredAt });
+  await insertShipmentEvent(tx, companyId, { id: newId('sev'), shipmentId, status, source, note });
+}
 
 export async function insertShipmentEvent(tx: Db, companyId: string, e: { id: string; shipmentId: string; status: string; source: TrackSource; note?: string | null }): Promise<void> {
   await tx.query(sql`

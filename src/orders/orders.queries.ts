@@ -137,11 +137,26 @@ export async function insertOrderLines(db: Db, companyId: string, orderId: strin
     INSERT INTO order_lines (company_id, order_id, line_no, variant_id, sku, name, quantity, unit_price, line_total, tax_rate) VALUES ${values}`);
 }
 
-/** Records that a courier booking is due (transactional outbox; the fulfilment worker performs it). */
+/**
+ * Records that a courier booking is due (transactional outbox; the fulfilment worker performs it). The row is
+ * written by enqueue_courier_booking() (migration 0011), which place_order() calls too: one writer of the job.
+ */
 export async function insertCourierBookingJob(db: Db, companyId: string, jobId: string, orderId: string): Promise<void> {
-  await db.query(sql`
-    INSERT INTO jobs (company_id, id, kind, order_id, status) VALUES (${companyId}, ${jobId}, 'book_courier', ${orderId}, 'pending')
-    ON CONFLICT DO NOTHING`);
+  await db.query(sql`SELECT enqueue_courier_booking(${companyId}, ${jobId}, ${orderId})`);
+}
+
+/** A staff draft's order row (no reservation, no location); false when the external_reference is taken. */
+export async function insertDraftOrder(
+  tx: Db,
+  companyId: string,
+  o: { id: string; orderNumber: string; externalReference: string | null; customerId: string; payment: 'cod' | 'prepaid'; paymentReference: string | null; notes: string | null; amount: string; deliveryAddress: DeliveryAddress | null },
+): Promise<boolean> {
+  const rows = await tx.query(sql`
+    INSERT INTO orders (company_id, id, order_number, external_reference, customer_id, status, payment, payment_reference, notes, amount, delivery_address)
+    VALUES (${companyId}, ${o.id}, ${o.orderNumber}, ${o.externalReference}, ${o.customerId}, 'draft', ${o.payment},
+            ${o.paymentReference}, ${o.notes}, ${o.amount}::numeric, ${o.deliveryAddress ? JSON.stringify(o.deliveryAddress) : null}::jsonb)
+    ON CONFLICT (company_id, external_reference) DO NOTHING RETURNING id`);
+  return rows.length === 1;
 }
 
 export interface OrderRow extends OrderSummaryRow {

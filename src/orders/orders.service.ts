@@ -1,42 +1,32 @@
 import type { Db } from '../db/index.js';
 import type { Tenant } from '../keys/keys.service.js';
-import { AppError, notFound, validationError, type FieldIssue } from '../lib/errors.js';
+import { AppError, notFound, validationError } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import { Decimal, money, qty } from '../lib/money.js';
 import { normalizePhone } from '../lib/phone.js';
-import { resolveDeliveryState } from '../lib/pincode.js';
 import { iso } from '../lib/time.js';
-import { addressOnFile, toOrderSummary, type AddressFields } from '../customers/customers.service.js';
-import { withRetry } from '../db/index.js';
+import { addressOnFile, toOrderSummary } from '../customers/customers.service.js';
+import { invoiceOut } from '../contract/invoice-shape.js';
+import { shipmentOut } from '../contract/shipment-shape.js';
+import type { ShipmentStatus } from '../couriers/types.js';
+import { deliveryAddress, MAX_AMOUNT, resolveLines } from './order-input.js';
+import { createOrderWriter, type PlaceOrderInput } from './order-writer.js';
 import {
   findOrderById,
   findOrderByReference,
   findOrderIdByExternalReference,
   findOrderLines,
   orderPrelude,
-  placeOrderAtomically,
   REFERENCE_TAKEN,
-  type PlaceOrderWrite,
   type LineRow,
   type NewLine,
   type OrderRow,
-  type VariantRow,
 } from './orders.queries.js';
 import { orderNumbersFor, type OrderNumbers } from './order-numbers.js';
-import { MAX_QUANTITY, parseQuantity, type Order, type OrderLine, type OrderLookup, type PlaceOrderBody } from './orders.schemas.js';
+import type { Order, OrderLine, OrderLookup, PlaceOrderBody } from './orders.schemas.js';
 import { insufficientStock, reservationLines } from './reservations.js';
-import { shipmentOut } from '../fulfilment/shapes.js';
-import { invoiceOut } from '../fulfilment/invoices.js';
-import type { ShipmentStatus } from '../couriers/types.js';
 
-/** Largest amount the numeric(14,2) columns hold. */
-const MAX_AMOUNT = new Decimal('999999999999.99');
-
-export interface ResolvedLine extends NewLine {
-  /** The first identifier the caller sent for this variant. */
-  productId: string;
-  quantityDec: Decimal;
-}
+export { deliveryAddress, resolveLines, type ResolvedLine } from './order-input.js';
 
 /** A line as written, shaped like one read back (so the response needs no second read). */
 const newLineOut = (l: NewLine): LineRow => ({ sku: l.sku, name: l.name, quantity: l.quantity, unit_price: l.unitPrice, line_total: l.lineTotal });
@@ -64,79 +54,6 @@ function orderOut(o: OrderRow, lines: LineRow[]): Order {
   };
 }
 
-function lineName(v: VariantRow): string {
-  return v.name && v.name !== v.product_name && v.name !== v.sku ? `${v.product_name} (${v.name})` : v.product_name;
-}
-
-/** Lines by variant: each product_id (SKU first, then variant_id, then barcode) to one variant; repeats merged. */
-export function resolveLines(items: PlaceOrderBody['items'], variants: VariantRow[]): ResolvedLine[] {
-  const bySku = new Map(variants.map((v) => [v.sku, v]));
-  const byId = new Map(variants.map((v) => [v.id, v]));
-  const byBarcode = new Map(variants.filter((v) => v.barcode).map((v) => [v.barcode!, v]));
-  const missing: string[] = [];
-  const lines = new Map<string, ResolvedLine>();
-  const overBound: FieldIssue[] = [];
-  for (const [index, item] of items.entries()) {
-    const v = bySku.get(item.product_id) ?? byId.get(item.product_id) ?? byBarcode.get(item.product_id);
-    if (!v || !v.for_sale) {
-      if (!missing.includes(item.product_id)) missing.push(item.product_id);
-      continue;
-    }
-    const quantity = parseQuantity(item.quantity);
-    if (quantity === null) throw validationError([{ path: 'items', message: 'quantity must be greater than 0 with at most 3 decimals' }]);
-    const line = lines.get(v.id);
-    if (line) {
-      // A merged line is one line: it has the same bound as a single one (reported once, at the line that crossed it).
-      const within = line.quantityDec.lte(MAX_QUANTITY);
-      line.quantityDec = line.quantityDec.plus(quantity);
-      if (within && line.quantityDec.gt(MAX_QUANTITY)) {
-        overBound.push({
-          path: `items[${index}].quantity`,
-          message: `lines naming ${v.sku} are merged into one line of ${qty(line.quantityDec)}; a line may be at most ${MAX_QUANTITY}`,
-        });
-      }
-    } else
-      lines.set(v.id, {
-        variantId: v.id,
-        productId: item.product_id,
-        sku: v.sku,
-        name: lineName(v),
-        quantityDec: quantity,
-        quantity: '',
-        unitPrice: money(v.selling_price),
-        lineTotal: '',
-        taxRate: v.tax_rate,
-      });
-  }
-  if (overBound.length > 0) throw validationError(overBound);
-  if (missing.length > 0) {
-    throw notFound(
-      `${missing.length === 1 ? 'item' : 'items'} not found or not for sale: ${missing.join(', ')}; send a variant's sku (or variant_id or barcode) from GET /catalog/products`,
-      missing,
-    );
-  }
-  for (const line of lines.values()) {
-    line.quantity = qty(line.quantityDec);
-    line.lineTotal = money(new Decimal(line.unitPrice).times(line.quantityDec).toDecimalPlaces(2, Decimal.ROUND_HALF_UP));
-  }
-  return [...lines.values()];
-}
-
-/** The order's delivery address with its state resolved from the PIN, or a 400 naming the field. */
-export function deliveryAddress(a: NonNullable<PlaceOrderBody['delivery_address']>): AddressFields {
-  const issues: FieldIssue[] = [];
-  const state = resolveDeliveryState(a.pincode, a.state);
-  if (!state.ok) issues.push({ path: 'delivery_address.state', message: state.message });
-  let phone: string | null = null;
-  if (a.phone) {
-    const p = normalizePhone(a.phone);
-    if (p.ok) phone = p.e164;
-    else issues.push({ path: 'delivery_address.phone', message: p.message });
-  }
-  if (!state.ok || issues.length > 0) throw validationError(issues);
-  return { name: a.name || null, line1: a.line1, line2: a.line2 || null, city: a.city, state: state.state, pincode: a.pincode, phone };
-}
-
 /**
  * POST /orders with the external_reference of a staff draft: the reference is taken, nothing is placed, and a
  * draft is never shown through the API. 422 `unprocessable` (see docs/decisions.md, issue 12).
@@ -150,6 +67,7 @@ export const referenceHeldByDraft = (reference: string) =>
 
 /** `clock` decides when an invoice counts as overdue (tests pass their own). */
 export function createOrderService({ db, clock = () => new Date(), orderNumbers = orderNumbersFor(db) }: { db: Db; clock?: () => Date; orderNumbers?: OrderNumbers }) {
+  const writer = createOrderWriter({ db, orderNumbers });
   async function loadOrder(dbOrTx: Db, companyId: string, orderId: string): Promise<Order> {
     const row = await findOrderById(dbOrTx, companyId, orderId);
     if (!row) throw new Error(`order ${orderId} vanished`);
@@ -185,12 +103,10 @@ export function createOrderService({ db, clock = () => new Date(), orderNumbers 
       if (!prelude.location_id) throw new AppError('unprocessable', 'the company has no active stock location to ship orders from; nothing was created');
 
       const address = given ?? (prelude.customer ? addressOnFile(prelude.customer) : null);
-      const write: PlaceOrderWrite = {
+      const write: PlaceOrderInput = {
         customer: { id: newId('cus'), name: body.customer.name, phone_e164: phone.e164, email: body.customer.email || null, address: given },
         order: {
           id: newId('ord'),
-          // Taken last, after every check that needs no write, and outside the order's transaction.
-          order_number: await orderNumbers.next(companyId),
           external_reference: body.external_reference,
           payment: body.payment,
           payment_reference: body.payment_reference || null,
@@ -204,7 +120,7 @@ export function createOrderService({ db, clock = () => new Date(), orderNumbers 
         booking_job_id: address && prelude.auto_courier_booking ? newId('job') : null,
       };
       try {
-        const row = await withRetry(() => placeOrderAtomically(db, companyId, write));
+        const row = await writer.place(companyId, write);
         return { order: orderOut(row, lines.map(newLineOut)), duplicate: false };
       } catch (err) {
         const short = insufficientStock(err);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { useTestApp } from '../helpers/app.js';
-import { createFulfilmentService } from '../../src/fulfilment/lifecycle.service.js';
-import { financialYear } from '../../src/fulfilment/invoices.js';
+import { createFulfilmentService } from '../../src/fulfilment/fulfilment.service.js';
+import { financialYear } from '../../src/fulfilment/billing.service.js';
 import { createOrderService } from '../../src/orders/orders.service.js';
 import { orderBody, post, teeShop } from './helpers.js';
 

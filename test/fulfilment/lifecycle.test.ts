@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { useTestApp } from '../helpers/app.js';
-import { createFulfilmentService } from '../../src/fulfilment/lifecycle.service.js';
+import { createFulfilmentService } from '../../src/fulfilment/fulfilment.service.js';
 import { get, orderBody, post, stockView, teeShop } from './helpers.js';
 
 const ctx = useTestApp();

@@ -1,8 +1,13 @@
 import { sql } from 'drizzle-orm';
+import type { Config } from '../config.js';
 import type { Db } from '../db/index.js';
 import { AppError, validationError } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import { Decimal, money } from '../lib/money.js';
+import { lockOrder } from './fulfilment.queries.js';
+import type { OrderViews } from './order-view.js';
+
+/** Billing: invoices (GST series per financial year) and payments. The *Tx functions run inside a caller's transaction. */
 
 const IST_OFFSET_MS = 330 * 60 * 1000;
 
@@ -24,17 +29,7 @@ export interface InvoiceRow {
   due_at: Date;
 }
 
-export type PaymentStatus = 'unpaid' | 'partial' | 'paid' | 'overdue';
-
-/** Spec shape. Overdue is computed at read time from the due date: nothing has to run at midnight. */
-export function invoiceOut(i: Pick<InvoiceRow, 'invoice_number' | 'total' | 'amount_paid' | 'due_at'>, now: Date) {
-  const due = Decimal.max(new Decimal(i.total).minus(i.amount_paid), 0);
-  let status: PaymentStatus;
-  if (due.isZero()) status = 'paid';
-  else if (now.getTime() > new Date(i.due_at).getTime()) status = 'overdue';
-  else status = new Decimal(i.amount_paid).gt(0) ? 'partial' : 'unpaid';
-  return { invoice_number: i.invoice_number, payment_status: status, total: money(i.total), amount_due: money(due) };
-}
+export { invoiceOut, type PaymentStatus } from '../contract/invoice-shape.js';
 
 const INVOICE_COLS = sql`id, invoice_number, total, amount_paid, issued_at, due_at`;
 
@@ -144,3 +139,35 @@ export async function setDeliveryCashTx(
     WHERE company_id = ${companyId} AND id = ${invoiceId}`);
   return { changed: true, recorded: target };
 }
+
+/** invoice issue and payment record, for staff. */
+export function createBillingService({ db, config, clock, views }: { db: Db; config: Pick<Config, 'INVOICE_DUE_DAYS'>; clock: () => Date; views: OrderViews }) {
+  return {
+    /** invoice issue <ref>: staff may issue before shipping (not for drafts or cancelled orders). */
+    async issueInvoice(companyId: string, reference: string) {
+      const orderId = await views.orderIdOf(companyId, reference);
+      await db.tx(async (tx) => {
+        const order = (await lockOrder(tx, companyId, orderId))!;
+        if (order.status === 'draft' || order.status === 'cancelled') throw new AppError('validation_failed', `order ${order.order_number} is ${order.status}; no invoice is issued for it`);
+        await issueInvoiceTx(tx, companyId, order, clock(), config.INVOICE_DUE_DAYS);
+      });
+      return views.view(companyId, orderId);
+    },
+
+    /** payment record <ref> <amount>: partial payments allowed, never more than is owed. */
+    async recordPayment(companyId: string, reference: string, amountText: string, paymentReference: string | null = null) {
+      if (!/^\d{1,12}(\.\d{1,2})?$/.test(amountText.trim())) throw validationError([{ path: 'amount', message: 'must be a positive amount with at most 2 decimals, e.g. 250 or 99.50' }]);
+      const amount = new Decimal(amountText.trim());
+      const orderId = await views.orderIdOf(companyId, reference);
+      await db.tx(async (tx) => {
+        await lockOrder(tx, companyId, orderId);
+        const invoice = await findInvoice(tx, companyId, orderId);
+        if (!invoice) throw new AppError('validation_failed', `order ${reference} has no invoice yet; issue one with "invoice issue" first`);
+        await recordPaymentTx(tx, companyId, invoice.id, amount, 'manual', paymentReference, clock());
+      });
+      return views.view(companyId, orderId);
+    },
+  };
+}
+
+export type BillingService = ReturnType<typeof createBillingService>;

@@ -1,0 +1,125 @@
+import { sql } from 'drizzle-orm';
+import { Decimal } from 'decimal.js';
+import type { Db } from '../../db/index.js';
+import { validationError, type FieldIssue } from '../../lib/errors.js';
+import { issuesToDetails } from '../../lib/validation.js';
+import { catalogueSections, productEntry, type CatalogueFile, type ProductEntry } from '../catalogue.format.js';
+import { locatePhoto, type PhotoCopy } from './photos.js';
+
+/** Checks the whole file against itself and the catalogue, reporting every problem with its place; changes nothing. */
+export async function checkCatalogue(db: Db, companyId: string, input: unknown, baseDir: string): Promise<{ file: CatalogueFile; photos: Map<string, PhotoCopy> }> {
+  const problems: FieldIssue[] = [];
+  const problem = (path: string, message: string) => problems.push({ path, message });
+  // Sections first, then each product on its own: a bad product does not hide the problems of the others.
+  const sections = catalogueSections.safeParse(input);
+  if (!sections.success) {
+    const top = sections.error.issues.filter((i) => i.path.length === 0 || (i.path[0] === 'products' && i.path.length === 1));
+    if (top.length) throw validationError(issuesToDetails(top, '(file)'), 'the catalogue file has problems; nothing was changed');
+    problems.push(...issuesToDetails(sections.error.issues, '(file)'));
+  }
+  const raw = input as Record<string, unknown>;
+  const section = <K extends 'locations' | 'categories' | 'brands'>(name: K): CatalogueFile[K] | undefined => {
+    const one = catalogueSections.shape[name].safeParse(raw[name]);
+    return one.success ? (one.data as CatalogueFile[K]) : undefined; // undefined: broken, its references are not checked
+  };
+  const fileLocations = section('locations');
+  const fileCategories = section('categories');
+  const fileBrands = section('brands');
+  const products: (ProductEntry | undefined)[] = (Array.isArray(raw.products) ? raw.products : []).map((entry, i) => {
+    const one = productEntry.safeParse(entry);
+    if (one.success) return one.data;
+    problems.push(...issuesToDetails(one.error.issues.map((is) => ({ ...is, path: ['products', i, ...is.path] }))));
+    return undefined;
+  });
+  const file: CatalogueFile = {
+    format: 'commerce-catalogue/1',
+    locations: fileLocations ?? [],
+    categories: fileCategories ?? [],
+    brands: fileBrands ?? [],
+    products: products.filter((p): p is ProductEntry => p !== undefined),
+  };
+
+  const [dbCats, dbBrands, dbLocs, dbVariants] = await Promise.all([
+    db.query<{ slug: string; parent: string | null }>(sql`SELECT c.slug, pc.slug AS parent FROM categories c
+      LEFT JOIN categories pc ON pc.company_id = c.company_id AND pc.id = c.parent_id WHERE c.company_id = ${companyId}`),
+    db.query<{ slug: string }>(sql`SELECT slug FROM brands WHERE company_id = ${companyId}`),
+    db.query<{ code: string }>(sql`SELECT code FROM stock_locations WHERE company_id = ${companyId}`),
+    db.query<{ sku: string; barcode: string | null; product_sku: string }>(sql`SELECT v.sku, v.barcode, p.sku AS product_sku
+      FROM variants v JOIN products p ON p.company_id = v.company_id AND p.id = v.product_id WHERE v.company_id = ${companyId}`),
+  ]);
+
+  const firstSeen = <T>(items: T[], key: (t: T) => string, where: string, what: string) => {
+    const seen = new Map<string, number>();
+    items.forEach((item, i) => {
+      const k = key(item);
+      if (seen.has(k)) problem(`${where}[${i}].${what}`, `"${k}" is already used by ${where}[${seen.get(k)}]`);
+      else seen.set(k, i);
+    });
+  };
+  firstSeen(file.locations, (l) => l.code, 'locations', 'code');
+  firstSeen(file.categories, (c) => c.slug, 'categories', 'slug');
+  firstSeen(file.brands, (b) => b.slug, 'brands', 'slug');
+  const seenSku = new Map<string, number>();
+  products.forEach((p, i) => {
+    if (!p) return;
+    if (seenSku.has(p.sku)) problem(`products[${i}].sku`, `"${p.sku}" is already used by products[${seenSku.get(p.sku)}]`);
+    else seenSku.set(p.sku, i);
+  });
+  const shipping = file.locations.flatMap((l, i) => (l.ships_orders ? [i] : []));
+  for (const i of shipping.slice(1)) problem(`locations[${i}].ships_orders`, `only one location ships orders; locations[${shipping[0]}] already does`);
+
+  // Category tree as it will be after the import: no unknown parent, no cycle.
+  const parentOf = new Map(dbCats.map((c) => [c.slug, c.parent]));
+  for (const c of file.categories) parentOf.set(c.slug, c.parent);
+  file.categories.forEach((c, i) => {
+    if (c.parent && !parentOf.has(c.parent)) problem(`categories[${i}].parent`, `no category with slug "${c.parent}" in the file or the catalogue`);
+    const path = new Set([c.slug]);
+    for (let p = c.parent; p; p = parentOf.get(p) ?? null) {
+      if (path.has(p)) {
+        problem(`categories[${i}].parent`, `"${c.parent}" makes a cycle (${[...path, p].join(' > ')})`);
+        break;
+      }
+      path.add(p);
+    }
+  });
+  const brands = new Set([...dbBrands.map((b) => b.slug), ...file.brands.map((b) => b.slug)]);
+  const locations = new Set([...dbLocs.map((l) => l.code), ...file.locations.map((l) => l.code)]);
+  const dbVariant = new Map(dbVariants.map((v) => [v.sku, v]));
+  const dbBarcode = new Map(dbVariants.filter((v) => v.barcode).map((v) => [v.barcode as string, v.sku]));
+  const fileVariant = new Map<string, string>();
+  const fileBarcode = new Map<string, string>();
+  const photos = new Map<string, PhotoCopy>();
+  const checkPhoto = (where: string, name: string) => {
+    const found = locatePhoto(companyId, baseDir, name);
+    if ('problem' in found) problem(where, found.problem);
+    else photos.set(name, found);
+  };
+
+  products.forEach((p, i) => {
+    if (!p) return;
+    const at = `products[${i}]`;
+    if (p.category && fileCategories && !parentOf.has(p.category)) problem(`${at}.category`, `no category with slug "${p.category}" in the file or the catalogue`);
+    if (p.brand && fileBrands && !brands.has(p.brand)) problem(`${at}.brand`, `no brand with slug "${p.brand}" in the file or the catalogue`);
+    p.photos.forEach((ph, k) => checkPhoto(`${at}.photos[${k}].file`, ph.file));
+    p.variants.forEach((v, j) => {
+      const vat = `${at}.variants[${j}]`;
+      if (fileVariant.has(v.sku)) problem(`${vat}.sku`, `"${v.sku}" is already used by ${fileVariant.get(v.sku)}`);
+      else fileVariant.set(v.sku, vat);
+      const existing = dbVariant.get(v.sku);
+      if (existing && existing.product_sku !== p.sku) problem(`${vat}.sku`, `"${v.sku}" is a variant of product "${existing.product_sku}" in the catalogue`);
+      if (v.barcode) {
+        if (fileBarcode.has(v.barcode)) problem(`${vat}.barcode`, `"${v.barcode}" is already used by ${fileBarcode.get(v.barcode)}`);
+        else fileBarcode.set(v.barcode, vat);
+        const owner = dbBarcode.get(v.barcode);
+        if (owner && owner !== v.sku && !fileVariant.has(owner)) problem(`${vat}.barcode`, `"${v.barcode}" belongs to variant "${owner}" in the catalogue`);
+      }
+      if (v.mrp !== undefined && new Decimal(v.mrp).lt(v.selling_price)) problem(`${vat}.mrp`, `must be at least selling_price (${v.selling_price})`);
+      for (const code of Object.keys(v.stock)) {
+        if (fileLocations && !locations.has(code)) problem(`${vat}.stock.${code}`, `no stock location with code "${code}" in the file or the catalogue`);
+      }
+      v.photos.forEach((ph, k) => checkPhoto(`${vat}.photos[${k}].file`, ph.file));
+    });
+  });
+  if (problems.length) throw validationError(problems, `the catalogue file has ${problems.length} problem(s); nothing was changed`);
+  return { file, photos };
+}

@@ -1,0 +1,55 @@
+import { sql } from 'drizzle-orm';
+import type { Db } from '../db/index.js';
+import type { AdapterName } from '../couriers/types.js';
+
+export interface CourierConfigInput {
+  adapter: AdapterName;
+  baseUrl?: string | null;
+  email?: string | null;
+  password?: string | null;
+  pickupLocation?: string | null;
+  rotateSecret?: boolean;
+}
+
+/** Creates or updates the company's courier configuration; `secret` is kept only on creation or rotation. */
+export async function upsertCourierConfig(db: Db, companyId: string, input: CourierConfigInput, secret: string): Promise<{ callback_secret: string; created: boolean }> {
+  const rows = await db.query<{ callback_secret: string; created: boolean }>(sql`
+    INSERT INTO courier_configs (company_id, adapter, base_url, api_email, api_password, pickup_location, callback_secret)
+    VALUES (${companyId}, ${input.adapter}, ${input.baseUrl ?? null}, ${input.email ?? null}, ${input.password ?? null}, ${input.pickupLocation ?? null}, ${secret})
+    ON CONFLICT (company_id) DO UPDATE SET
+      adapter = excluded.adapter,
+      base_url = coalesce(${input.baseUrl ?? null}, courier_configs.base_url),
+      api_email = coalesce(${input.email ?? null}, courier_configs.api_email),
+      api_password = coalesce(${input.password ?? null}, courier_configs.api_password),
+      pickup_location = coalesce(${input.pickupLocation ?? null}, courier_configs.pickup_location),
+      callback_secret = CASE WHEN ${input.rotateSecret ?? false} THEN excluded.callback_secret ELSE courier_configs.callback_secret END,
+      updated_at = now()
+    RETURNING callback_secret, (xmax = 0) AS created`);
+  return rows[0];
+}
+
+/** The callback signing secret of a company named by id or slug. */
+export async function findCallbackSecret(db: Db, company: string): Promise<{ company_id: string; callback_secret: string } | undefined> {
+  const rows = await db.query<{ company_id: string; callback_secret: string }>(sql`
+    SELECT c.company_id, c.callback_secret FROM courier_configs c JOIN companies co ON co.id = c.company_id
+    WHERE co.id = ${company} OR co.slug = ${company}`);
+  return rows[0];
+}
+
+/** The latest 200 jobs, of one company or all, optionally only the failed ones. */
+export async function findJobs(db: Db, opts: { companyId?: string; failed?: boolean }): Promise<Record<string, unknown>[]> {
+  return db.query<Record<string, unknown>>(sql`
+    SELECT j.id, j.company_id, j.kind, o.order_number, j.status, j.attempts, j.run_at, j.last_error, j.updated_at
+    FROM jobs j LEFT JOIN orders o ON o.company_id = j.company_id AND o.id = j.order_id
+    WHERE (${opts.companyId ?? null}::text IS NULL OR j.company_id = ${opts.companyId ?? null})
+      AND (${opts.failed ?? false} = false OR j.status = 'failed')
+    ORDER BY j.created_at DESC LIMIT 200`);
+}
+
+/** A failed job due again with a fresh attempt count; false when there is no such failed job. */
+export async function retryFailedJob(db: Db, jobId: string): Promise<boolean> {
+  const rows = await db.query<{ id: string }>(sql`
+    UPDATE jobs SET status = 'pending', attempts = 0, run_at = now(), claimed_by = NULL, updated_at = now()
+    WHERE id = ${jobId} AND status = 'failed' RETURNING id`);
+  return rows.length === 1;
+}

@@ -1,0 +1,47 @@
+import type { Config } from '../config.js';
+import type { Db } from '../db/index.js';
+import { orderNumbersFor, type OrderNumbers } from '../orders/order-numbers.js';
+import { createOrderWriter, type DraftOrderBody } from '../orders/order-writer.js';
+import { createBillingService } from './billing.service.js';
+import { createCouriersAdminService } from './couriers-admin.service.js';
+import { createLifecycleService } from './lifecycle.service.js';
+import { createOrderViews } from './order-view.js';
+import { createShippingService } from './shipping.service.js';
+
+export type FulfilmentDeps = { db: Db; config: Pick<Config, 'INVOICE_DUE_DAYS'>; clock?: () => Date; orderNumbers?: OrderNumbers };
+
+/**
+ * The fulfilment flow staff, couriers and the worker call: the order lifecycle (state machine), shipping,
+ * billing and courier administration composed into one service. Drafts are written by the orders module.
+ */
+export function createFulfilmentService({ db, config, clock = () => new Date(), orderNumbers = orderNumbersFor(db) }: FulfilmentDeps) {
+  const views = createOrderViews({ db, clock });
+  const writer = createOrderWriter({ db, orderNumbers });
+  const lifecycle = createLifecycleService({ db, config, clock, views });
+  const shipping = createShippingService({ db, config, clock, views, lifecycle });
+  const billing = createBillingService({ db, config, clock, views });
+  const admin = createCouriersAdminService({ db });
+  return {
+    view: lifecycle.view,
+    move: lifecycle.move,
+    confirm: lifecycle.confirm,
+    /** A staff draft: no reservation, invisible to the API until confirmed. */
+    async createDraft(companyId: string, body: DraftOrderBody) {
+      return views.view(companyId, await writer.draft(companyId, body));
+    },
+    setAddress: shipping.setAddress,
+    requestBooking: shipping.requestBooking,
+    ship: shipping.ship,
+    track: shipping.track,
+    listAttention: shipping.listAttention,
+    resolveHold: shipping.resolveHold,
+    issueInvoice: billing.issueInvoice,
+    recordPayment: billing.recordPayment,
+    configureCourier: admin.configureCourier,
+    callbackSecret: admin.callbackSecret,
+    listJobs: admin.listJobs,
+    retryJob: admin.retryJob,
+  };
+}
+
+export type FulfilmentService = ReturnType<typeof createFulfilmentService>;

@@ -1,0 +1,67 @@
+import { z } from 'zod';
+import { recogniseCustomer } from '../customers/customers.service.js';
+import { withRetry, type Db } from '../db/index.js';
+import { validationError } from '../lib/errors.js';
+import { newId } from '../lib/ids.js';
+import { Decimal, money } from '../lib/money.js';
+import { normalizePhone } from '../lib/phone.js';
+import { deliveryAddress, resolveLines } from './order-input.js';
+import { orderNumbersFor, type OrderNumbers } from './order-numbers.js';
+import { findVariantsByIdentifiers, insertDraftOrder, insertOrderLines, placeOrderAtomically, type OrderRow, type PlaceOrderWrite } from './orders.queries.js';
+import { placeOrderBody } from './orders.schemas.js';
+
+/** A draft as staff write it: the POST /orders body, external_reference optional. */
+export const draftOrderBody = placeOrderBody.extend({ external_reference: z.string().trim().min(1).max(100).nullish() });
+export type DraftOrderBody = z.output<typeof draftOrderBody>;
+
+/** What POST /orders decided, everything but the order number (the writer takes it). */
+export type PlaceOrderInput = Omit<PlaceOrderWrite, 'order'> & { order: Omit<PlaceOrderWrite['order'], 'order_number'> };
+
+/**
+ * The one module that writes orders: POST /orders (place_order(), migrations 0007/0009/0011) and staff drafts.
+ * Both take their number here, from the process's one allocator (OrderNumbers.next), outside the transaction.
+ */
+export function createOrderWriter({ db, orderNumbers = orderNumbersFor(db) }: { db: Db; orderNumbers?: OrderNumbers }) {
+  return {
+    /**
+     * Writes a placed order, its customer, lines, job and reservations in one statement (retried on deadlock).
+     * Throws what place_order() raises: CS200 (reference taken), CS409 (short stock).
+     */
+    async place(companyId: string, input: PlaceOrderInput): Promise<OrderRow> {
+      // Taken last, after every check that needs no write, and outside the order's transaction.
+      const write: PlaceOrderWrite = { ...input, order: { ...input.order, order_number: await orderNumbers.next(companyId) } };
+      return withRetry(() => placeOrderAtomically(db, companyId, write));
+    },
+
+    /** A staff draft: no reservation, invisible to the API until confirmed. Prices copied from the catalogue now. Returns its id. */
+    async draft(companyId: string, body: DraftOrderBody): Promise<string> {
+      const phone = normalizePhone(body.customer.phone);
+      if (!phone.ok) throw validationError([{ path: 'customer.phone', message: phone.message }]);
+      const given = body.delivery_address ? deliveryAddress(body.delivery_address) : null;
+      const identifiers = [...new Set(body.items.map((i) => i.product_id))];
+      const lines = resolveLines(body.items, await findVariantsByIdentifiers(db, companyId, identifiers));
+      const amount = lines.reduce((sum, l) => sum.plus(l.lineTotal), new Decimal(0));
+      const id = newId('ord');
+      const orderNumber = await orderNumbers.next(companyId); // before the transaction: see OrderNumbers.next
+      await db.tx(async (tx) => {
+        const customer = await recogniseCustomer(tx, companyId, { name: body.customer.name, phoneE164: phone.e164, email: body.customer.email || null, address: given });
+        const written = await insertDraftOrder(tx, companyId, {
+          id,
+          orderNumber,
+          externalReference: body.external_reference ?? null,
+          customerId: customer.id,
+          payment: body.payment,
+          paymentReference: body.payment_reference || null,
+          notes: body.notes || null,
+          amount: money(amount),
+          deliveryAddress: given,
+        });
+        if (!written) throw validationError([{ path: 'external_reference', message: 'already used by another order of this company' }]);
+        await insertOrderLines(tx, companyId, id, lines);
+      });
+      return id;
+    },
+  };
+}
+
+export type OrderWriter = ReturnType<typeof createOrderWriter>;
