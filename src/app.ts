@@ -6,17 +6,17 @@ import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fas
 import type { Redis } from 'ioredis';
 import type { Config } from './config.js';
 import type { Database } from './db/index.js';
-import { AppError } from './lib/errors.js';
+import { AppError } from './contract/errors.js';
 import { trustProxyFn } from './lib/trust-proxy.js';
 import { memoryFailureCounter, redisFailureCounter, registerAuth } from './http/auth.js';
 import { registerErrorHandling } from './http/error-handler.js';
 import { clientErrorHandler, frameworkError, registerRequestEdges } from './http/client-errors.js';
-import { registerOpsRoutes } from './http/ops.routes.js';
+import { registerOpsRoutes } from './http/routes/ops.js';
 import { registerOpenApi } from './http/openapi.js';
-import { registerMediaRoutes } from './media/media.routes.js';
-import { registerCourierCallbackRoutes } from './fulfilment/callback.routes.js';
+import { registerMediaRoutes } from './http/routes/media.js';
+import { registerCourierCallbackRoutes } from './http/routes/courier-callbacks.js';
 import { createServices, type Services } from './services.js';
-import { registerApiRoutes } from './routes.js';
+import { registerApiRoutes } from './http/routes/index.js';
 
 export interface AppDeps {
   config: Config;

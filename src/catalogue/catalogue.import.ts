@@ -4,10 +4,10 @@ import { extname, isAbsolute, join, resolve } from 'node:path';
 import { sql } from 'drizzle-orm';
 import { Decimal } from 'decimal.js';
 import type { Db } from '../db/index.js';
-import { validationError, type FieldIssue } from '../lib/errors.js';
+import { validationError, type FieldIssue } from '../contract/errors.js';
 import { newId } from '../lib/ids.js';
-import { issuesToDetails } from '../lib/validation.js';
-import { catalogueSections, productEntry, type CatalogueFile, type ProductEntry } from './catalogue.format.js';
+import { issuesToDetails } from '../contract/validation.js';
+import { catalogueSections, productEntry, type CatalogueFile, type ProductEntry } from '../contract/catalogue-file.js';
 import { analyzeCatalogue, refreshSearchText } from './catalogue.queries.js';
 
 const PHOTO_TYPES = new Set(['.png', '.jpg', '.jpeg', '.webp', '.gif', '.svg', '.avif']);

@@ -1,8 +1,8 @@
 import type { Db } from '../db/index.js';
 import type { Tenant } from '../keys/keys.service.js';
-import { notFound } from '../lib/errors.js';
+import { notFound } from '../contract/errors.js';
 import type { MediaService, PhotoLinker } from '../media/media.service.js';
-import type { BrowseQuery, BrowseResult, CategoriesResult, Product, ProductDetail, Variant } from './catalogue.schemas.js';
+import type { BrowseQuery, BrowseResult, CategoriesResult, Product, ProductDetail, Variant } from '../contract/catalogue.js';
 import * as q from './catalogue.queries.js';
 
 /**

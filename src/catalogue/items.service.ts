@@ -2,9 +2,9 @@ import { sql, type SQL } from 'drizzle-orm';
 import { Decimal } from '../lib/money.js';
 import type { Db } from '../db/index.js';
 import type { Tenant } from '../keys/keys.service.js';
-import { notFound } from '../lib/errors.js';
+import { notFound } from '../contract/errors.js';
 import { likeWord, searchWords } from './catalogue.queries.js';
-import type { Item, ItemsQuery } from './items.schemas.js';
+import type { Item, ItemsQuery } from '../contract/items.js';
 
 interface ItemRow {
   sku: string;

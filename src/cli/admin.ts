@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { openMigratedDatabase } from '../boot.js';
 import { loadConfig } from '../config.js';
 import type { Database } from '../db/index.js';
-import { AppError } from '../lib/errors.js';
+import { AppError } from '../contract/errors.js';
 import { createServices, type Services } from '../services.js';
 import { printTable, type Column } from './output.js';
 

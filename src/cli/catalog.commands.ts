@@ -1,7 +1,7 @@
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { AppError, type FieldIssue } from '../lib/errors.js';
+import { AppError, type FieldIssue } from '../contract/errors.js';
 import { generateCatalogue } from '../catalogue/catalogue.generate.js';
 import type { CommandContext } from './admin.js';
 

@@ -1,13 +1,13 @@
 import type { Db } from '../db/index.js';
 import type { Tenant } from '../keys/keys.service.js';
-import { notFound, validationError } from '../lib/errors.js';
+import { notFound, validationError } from '../contract/errors.js';
 import { newId } from '../lib/ids.js';
 import { money } from '../lib/money.js';
 import { normalizePhone } from '../lib/phone.js';
 import { iso } from '../lib/time.js';
-import { orderStatusLabel } from '../orders/status-labels.js';
-import type { OrderSummary } from '../orders/orders.schemas.js';
-import type { Customer, CustomerLookupQuery } from './customers.schemas.js';
+import { orderStatusLabel } from '../contract/status-labels.js';
+import type { OrderSummary } from '../contract/orders.js';
+import type { Customer, CustomerLookupQuery } from '../contract/customers.js';
 import {
   findCustomerByPhone,
   upsertCustomer,

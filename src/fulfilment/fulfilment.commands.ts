@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import { registerCommands, type CommandContext } from '../cli/admin.js';
 import { printTable } from '../cli/output.js';
 import { COURIER_ADAPTERS, SHIPMENT_STATUSES, type AdapterName, type ShipmentStatus } from '../couriers/index.js';
-import { AppError, validationError } from '../lib/errors.js';
+import { AppError, validationError } from '../contract/errors.js';
 import { Decimal } from '../lib/money.js';
 import { draftOrderBody, ORDER_TARGETS, type OrderTarget } from './lifecycle.service.js';
 

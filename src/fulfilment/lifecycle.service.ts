@@ -5,17 +5,17 @@ import type { Config } from '../config.js';
 import type { Db } from '../db/index.js';
 import { SHIPMENT_MOVES, SHIPMENT_STATUSES, shipmentMove, trackingUrlFor, type AdapterName, type ShipmentStatus } from '../couriers/index.js';
 import { recogniseCustomer } from '../customers/customers.service.js';
-import { AppError, notFound, validationError } from '../lib/errors.js';
+import { AppError, notFound, validationError } from '../contract/errors.js';
 import { newId } from '../lib/ids.js';
 import { Decimal, money } from '../lib/money.js';
 import { normalizePhone } from '../lib/phone.js';
 import { companyAutoCourierBooking, findShipFromLocation, findVariantsByIdentifiers, insertCourierBookingJob, insertOrderLines } from '../orders/orders.queries.js';
-import { deliveryAddressInput, placeOrderBody } from '../orders/orders.schemas.js';
+import { deliveryAddressInput, placeOrderBody } from '../contract/orders.js';
 import { deliveryAddress, resolveLines } from '../orders/orders.service.js';
 import { convertReservations, releaseReservations, reserveStock, returnShippedStock } from '../orders/reservations.js';
-import { orderStatusLabel } from '../orders/status-labels.js';
+import { orderStatusLabel } from '../contract/status-labels.js';
 import { orderNumbersFor, type OrderNumbers } from '../orders/order-numbers.js';
-import { shipmentOut } from './shapes.js';
+import { shipmentOut } from '../contract/shipments.js';
 import {
   findBookingLines,
   findCourierConfig,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { errorResponses } from './error-responses.js';
+import { errorResponses } from '../contract/error-responses.js';
 import { MAX_BATCH_MESSAGES, MCP_PROTOCOL_VERSIONS } from '../mcp/protocol.js';
 
 /** What the OpenAPI document says about one operation beyond its schemas. Keyed `METHOD /route-url`. */

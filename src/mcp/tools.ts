@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import type { Tenant } from '../keys/keys.service.js';
 import type { Services } from '../services.js';
-import { nullsAsAbsent } from '../lib/validation.js';
-import { browseQuerySchema, browseResponseSchema, categoriesResponseSchema, productDetailResponseSchema, productIdSchema } from '../catalogue/catalogue.schemas.js';
-import { customerLookupQuery, customerSchema } from '../customers/customers.schemas.js';
-import { orderLookupParams, orderLookupQuery, orderLookupSchema, orderSchema, placeOrderBody } from '../orders/orders.schemas.js';
-import { itemLookupSchema, itemsQuerySchema, itemsResponseSchema, itemResponseSchema } from '../catalogue/items.schemas.js';
+import { nullsAsAbsent } from '../contract/validation.js';
+import { browseQuerySchema, browseResponseSchema, categoriesResponseSchema, productDetailResponseSchema, productIdSchema } from '../contract/catalogue.js';
+import { customerLookupQuery, customerSchema } from '../contract/customers.js';
+import { orderLookupParams, orderLookupQuery, orderLookupSchema, orderSchema, placeOrderBody } from '../contract/orders.js';
+import { itemLookupSchema, itemsQuerySchema, itemsResponseSchema, itemResponseSchema } from '../contract/items.js';
 
 export interface ToolContext {
   services: Services;

@@ -1,6 +1,6 @@
 import type { Db } from '../db/index.js';
 import type { Tenant } from '../keys/keys.service.js';
-import { AppError, notFound, validationError, type FieldIssue } from '../lib/errors.js';
+import { AppError, notFound, validationError, type FieldIssue } from '../contract/errors.js';
 import { newId } from '../lib/ids.js';
 import { Decimal, money, qty } from '../lib/money.js';
 import { normalizePhone } from '../lib/phone.js';
@@ -23,9 +23,9 @@ import {
   type VariantRow,
 } from './orders.queries.js';
 import { orderNumbersFor, type OrderNumbers } from './order-numbers.js';
-import { MAX_QUANTITY, parseQuantity, type Order, type OrderLine, type OrderLookup, type PlaceOrderBody } from './orders.schemas.js';
+import { MAX_QUANTITY, parseQuantity, type Order, type OrderLine, type OrderLookup, type PlaceOrderBody } from '../contract/orders.js';
 import { insufficientStock, reservationLines } from './reservations.js';
-import { shipmentOut } from '../fulfilment/shapes.js';
+import { shipmentOut } from '../contract/shipments.js';
 import { invoiceOut } from '../fulfilment/invoices.js';
 import type { ShipmentStatus } from '../couriers/types.js';
 

@@ -7,7 +7,7 @@ import { useTestApp } from '../helpers/app.js';
 import { createCompanyWithKey } from '../helpers/fixtures.js';
 import { catalogCommands } from '../../src/cli/catalog.commands.js';
 import { generateCatalogue } from '../../src/catalogue/catalogue.generate.js';
-import { AppError } from '../../src/lib/errors.js';
+import { AppError } from '../../src/contract/errors.js';
 
 const mediaDir = mkdtempSync(join(tmpdir(), 'import-media-'));
 const ctx = useTestApp({ MEDIA_DIR: mediaDir });

@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { CustomerService } from './customers.service.js';
-import { errorResponses } from '../http/error-responses.js';
-import { customerLookupQuery, customerSchema } from './customers.schemas.js';
+import type { CustomerService } from '../../customers/customers.service.js';
+import { errorResponses } from '../../contract/error-responses.js';
+import { customerLookupQuery, customerSchema } from '../../contract/customers.js';
 
 /** REST door for customers. */
 export function registerCustomerRoutes(api: FastifyInstance, { customers }: { customers: CustomerService }): void {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { queryInt } from '../lib/validation.js';
+import { queryInt } from './validation.js';
 
 /** Only real booleans and the strings "true"/"false": z.coerce.boolean would read "false" as true. */
 const queryBoolean = z.union([z.boolean(), z.enum(['true', 'false']).transform((v) => v === 'true')], {

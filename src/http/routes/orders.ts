@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { OrderService } from './orders.service.js';
-import { errorResponses } from '../http/error-responses.js';
-import { orderLookupParams, orderLookupQuery, orderLookupSchema, orderSchema, placeOrderBody } from './orders.schemas.js';
+import type { OrderService } from '../../orders/orders.service.js';
+import { errorResponses } from '../../contract/error-responses.js';
+import { orderLookupParams, orderLookupQuery, orderLookupSchema, orderSchema, placeOrderBody } from '../../contract/orders.js';
 
 export const ORDER_BODY_LIMIT = 32 * 1024;
 

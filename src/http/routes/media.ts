@@ -2,8 +2,8 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { extname, resolve, sep } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { AppError } from '../lib/errors.js';
-import type { MediaService } from './media.service.js';
+import { AppError } from '../../contract/errors.js';
+import type { MediaService } from '../../media/media.service.js';
 
 const CONTENT_TYPES: Record<string, string> = {
   '.png': 'image/png',

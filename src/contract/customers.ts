@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { queryInt } from '../lib/validation.js';
-import { phoneInput } from '../orders/orders.schemas.js';
-import { orderSummarySchema } from '../orders/orders.schemas.js';
+import { queryInt } from './validation.js';
+import { phoneInput } from './orders.js';
+import { orderSummarySchema } from './orders.js';
 
 export const customerLookupQuery = z.object({
   phone: phoneInput,

@@ -1,5 +1,5 @@
 import type { ShipmentStatus } from '../couriers/types.js';
-import { shipmentStatusLabel } from '../orders/status-labels.js';
+import { shipmentStatusLabel } from './status-labels.js';
 import { isoOrNull } from '../lib/time.js';
 
 /** The lookup's `shipment` object (spec shape). */

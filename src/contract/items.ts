@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { browseQuerySchema, productIdSchema } from './catalogue.schemas.js';
+import { browseQuerySchema, productIdSchema } from './catalogue.js';
 
 /**
  * The v1.0 flat view kept for earlier agents (MCP search_products / get_product): one row per active

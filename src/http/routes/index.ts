@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
-import type { Services } from './services.js';
-import { registerOrderRoutes } from './orders/orders.routes.js';
-import { registerCustomerRoutes } from './customers/customers.routes.js';
-import { registerCatalogueRoutes } from './catalogue/catalogue.routes.js';
-import { registerMcpRoutes } from './mcp/mcp.routes.js';
+import type { Services } from '../../services.js';
+import { registerOrderRoutes } from './orders.js';
+import { registerCustomerRoutes } from './customers.js';
+import { registerCatalogueRoutes } from './catalogue.js';
+import { registerMcpRoutes } from '../../mcp/mcp.routes.js';
 
 /** Every authenticated route under the base path; one line per domain. */
 export async function registerApiRoutes(api: FastifyInstance, services: Services): Promise<void> {

@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import type { Services } from '../services.js';
-import { errorResponses } from '../http/error-responses.js';
-import { browseQuerySchema, browseResponseSchema, categoriesResponseSchema, productDetailResponseSchema, productIdSchema } from './catalogue.schemas.js';
+import type { Services } from '../../services.js';
+import { errorResponses } from '../../contract/error-responses.js';
+import { browseQuerySchema, browseResponseSchema, categoriesResponseSchema, productDetailResponseSchema, productIdSchema } from '../../contract/catalogue.js';
 
 /** REST door onto the catalogue service (spec: GET /catalog/products, /catalog/products/{id}, /catalog/categories). */
 export async function registerCatalogueRoutes(api: FastifyInstance, { catalogue, media }: Pick<Services, 'catalogue' | 'media'>): Promise<void> {

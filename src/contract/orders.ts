@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { Decimal } from '../lib/money.js';
 import { normalizePhone } from '../lib/phone.js';
 import { resolveDeliveryState } from '../lib/pincode.js';
-import { nullsAsAbsent } from '../lib/validation.js';
+import { nullsAsAbsent } from './validation.js';
 
 /** Largest quantity one line may ask for; keeps every total inside the numeric columns. */
 export const MAX_QUANTITY = 1_000_000;

@@ -3,12 +3,12 @@ import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
-import type { Config } from '../config.js';
-import { mapShiprocketStatus, SHIPMENT_STATUSES, type ShipmentStatus } from '../couriers/index.js';
-import { memoryFailureCounter, redisFailureCounter } from '../http/auth.js';
-import { AppError, validationError } from '../lib/errors.js';
-import { Decimal } from '../lib/money.js';
-import type { FulfilmentService } from './lifecycle.service.js';
+import type { Config } from '../../config.js';
+import { mapShiprocketStatus, SHIPMENT_STATUSES, type ShipmentStatus } from '../../couriers/index.js';
+import { memoryFailureCounter, redisFailureCounter } from '../auth.js';
+import { AppError, validationError } from '../../contract/errors.js';
+import { Decimal } from '../../lib/money.js';
+import type { FulfilmentService } from '../../fulfilment/lifecycle.service.js';
 
 export const SIGNATURE_HEADER = 'x-courier-signature';
 const CALLBACK_BODY_LIMIT = 64 * 1024;
