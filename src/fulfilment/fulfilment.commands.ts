@@ -4,6 +4,7 @@ import { registerCommands, type CommandContext } from '../cli/admin.js';
 import { printTable } from '../cli/output.js';
 import { COURIER_ADAPTERS, SHIPMENT_STATUSES, type AdapterName, type ShipmentStatus } from '../couriers/index.js';
 import { AppError, validationError } from '../contract/errors.js';
+import { issuesToDetails } from '../contract/validation.js';
 import { Decimal } from '../lib/money.js';
 import { draftOrderBody, ORDER_TARGETS, type OrderTarget } from './lifecycle.service.js';
 
@@ -112,7 +113,7 @@ const commands: Parameters<typeof registerCommands>[0] = {
         };
       }
       const parsed = draftOrderBody.safeParse(input);
-      if (!parsed.success) throw validationError(parsed.error.issues.map((i) => ({ path: i.path.join('.') || '(order)', message: i.message })));
+      if (!parsed.success) throw validationError(issuesToDetails(parsed.error.issues, '(order)'));
       showOrder(ctx, await ctx.services.fulfilment.createDraft((await companyId(ctx, values))!, parsed.data));
     },
   },

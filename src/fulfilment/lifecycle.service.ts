@@ -6,6 +6,7 @@ import type { Db } from '../db/index.js';
 import { SHIPMENT_MOVES, SHIPMENT_STATUSES, shipmentMove, trackingUrlFor, type AdapterName, type ShipmentStatus } from '../couriers/index.js';
 import { recogniseCustomer } from '../customers/customers.service.js';
 import { AppError, notFound, validationError } from '../contract/errors.js';
+import { issuesToDetails } from '../contract/validation.js';
 import { newId } from '../lib/ids.js';
 import { Decimal, money } from '../lib/money.js';
 import { normalizePhone } from '../lib/phone.js';
@@ -191,7 +192,7 @@ export function createFulfilmentService({ db, config, clock = () => new Date(), 
     /** Sets the delivery address of an order not yet handed to a courier; it may then be booked automatically. */
     async setAddress(companyId: string, reference: string, input: unknown) {
       const parsed = deliveryAddressInput.safeParse(input);
-      if (!parsed.success) throw validationError(parsed.error.issues.map((i) => ({ path: ['delivery_address', ...i.path].join('.'), message: i.message })));
+      if (!parsed.success) throw validationError(issuesToDetails(parsed.error.issues, '', ['delivery_address']));
       const address = deliveryAddress(parsed.data);
       const orderId = await orderIdOf(companyId, reference);
       const enqueued = await db.tx(async (tx) => {

@@ -7,6 +7,7 @@ import type { Config } from '../../config.js';
 import { mapShiprocketStatus, SHIPMENT_STATUSES, type ShipmentStatus } from '../../couriers/index.js';
 import { memoryFailureCounter, redisFailureCounter } from '../auth.js';
 import { AppError, validationError } from '../../contract/errors.js';
+import { issuesToDetails } from '../../contract/validation.js';
 import { Decimal } from '../../lib/money.js';
 import type { FulfilmentService } from '../../fulfilment/lifecycle.service.js';
 
@@ -162,7 +163,7 @@ export function registerCourierCallbackRoutes(app: FastifyInstance, deps: Callba
         throw validationError([{ path: '(body)', message: 'not valid JSON' }], 'request body is not valid JSON');
       }
       const parsed = callbackBody.safeParse(json);
-      if (!parsed.success) throw validationError(parsed.error.issues.map((i) => ({ path: i.path.join('.') || '(body)', message: i.message })));
+      if (!parsed.success) throw validationError(issuesToDetails(parsed.error.issues, '(body)'));
       const b = parsed.data;
       if (!b.awb && !b.order_reference) throw validationError([{ path: 'awb', message: 'send awb or order_reference' }]);
       const text = b.status ?? b.current_status;
