@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { pageSchema } from './paging.js';
 import { queryInt } from './validation.js';
 
 /** Only real booleans and the strings "true"/"false": z.coerce.boolean would read "false" as true. */
@@ -71,14 +72,7 @@ export const productDetailSchema = productSchema.extend({
   images: z.array(z.object({ url: z.string(), alt: z.string().nullable(), variant_id: z.string().nullable() })),
 });
 
-export const browseResponseSchema = z.object({
-  data: z.array(productSchema),
-  count: z.number().int(),
-  total: z.number().int(),
-  limit: z.number().int(),
-  offset: z.number().int(),
-  has_more: z.boolean(),
-});
+export const browseResponseSchema = pageSchema(productSchema);
 
 export const productDetailResponseSchema = z.object({ data: productDetailSchema });
 
@@ -99,5 +93,4 @@ export const categoriesResponseSchema = z.object({
 export type Product = z.infer<typeof productSchema>;
 export type Variant = z.infer<typeof variantSchema>;
 export type ProductDetail = z.infer<typeof productDetailSchema>;
-export type BrowseResult = z.infer<typeof browseResponseSchema>;
 export type CategoriesResult = z.infer<typeof categoriesResponseSchema>['data'];

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Tenant } from '../keys/keys.service.js';
 import type { Services } from '../services.js';
+import { pageEnvelope } from '../contract/paging.js';
 import { nullsAsAbsent } from '../contract/validation.js';
 import { browseQuerySchema, browseResponseSchema, categoriesResponseSchema, productDetailResponseSchema, productIdSchema } from '../contract/catalogue.js';
 import { customerLookupQuery, customerSchema } from '../contract/customers.js';
@@ -64,7 +65,7 @@ export const TOOLS: ToolDefinition[] = [
     }),
     output: browseResponseSchema,
     annotations: read('Browse or search the catalogue'),
-    run: ({ services, tenant, origin }, args) => services.catalogue.browse(tenant, args, origin) as Promise<Record<string, unknown>>,
+    run: async ({ services, tenant, origin }, args) => pageEnvelope(await services.catalogue.browse(tenant, args, origin), args),
   }),
   define({
     name: 'get_product_details',
@@ -146,7 +147,7 @@ export const TOOLS: ToolDefinition[] = [
     input: itemsQuerySchema,
     output: itemsResponseSchema,
     annotations: read('Search orderable items (v1.0)'),
-    run: ({ services, tenant }, args) => services.items.search(tenant, args) as Promise<Record<string, unknown>>,
+    run: async ({ services, tenant }, args) => pageEnvelope(await services.items.search(tenant, args), args),
   }),
   define({
     name: 'get_product',
