@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'drizzle-orm';
 import { runAdmin } from '../../src/cli/admin.js';
-import '../../src/fulfilment/fulfilment.commands.js';
 import { SHIPMENT_MOVES, SHIPMENT_STATUSES, shipmentMove } from '../../src/couriers/index.js';
 import { createCourierWorker } from '../../src/fulfilment/worker.js';
 import { parseSignatureHeader, signCallback } from '../../src/http/routes/courier-callbacks.js';
