@@ -11,12 +11,9 @@ import { trustProxyFn } from './lib/trust-proxy.js';
 import { memoryFailureCounter, redisFailureCounter, registerAuth } from './http/auth.js';
 import { registerErrorHandling } from './http/error-handler.js';
 import { clientErrorHandler, frameworkError, registerRequestEdges } from './http/client-errors.js';
-import { registerOpsRoutes } from './http/routes/ops.js';
 import { registerOpenApi } from './http/openapi.js';
-import { registerMediaRoutes } from './http/routes/media.js';
-import { registerCourierCallbackRoutes } from './http/routes/courier-callbacks.js';
 import { createServices, type Services } from './services.js';
-import { registerApiRoutes } from './http/routes/index.js';
+import { registerApiRoutes, registerPublicRoutes } from './http/routes/index.js';
 
 export interface AppDeps {
   config: Config;
@@ -75,9 +72,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await registerOpenApi(app, config);
 
   const services = deps.services ?? createServices({ db, config });
-  registerOpsRoutes(app, { db });
-  registerMediaRoutes(app, services);
-  registerCourierCallbackRoutes(app, { fulfilment: services.fulfilment, config, redis });
+  registerPublicRoutes(app, { db, services, config, redis });
 
   await app.register(
     async (api) => {

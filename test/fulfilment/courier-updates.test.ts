@@ -3,7 +3,7 @@ import { sql } from 'drizzle-orm';
 import { runAdmin } from '../../src/cli/admin.js';
 import { SHIPMENT_MOVES, SHIPMENT_STATUSES, shipmentMove } from '../../src/couriers/index.js';
 import { createCourierWorker } from '../../src/fulfilment/worker.js';
-import { parseSignatureHeader, signCallback } from '../../src/http/routes/courier-callbacks.js';
+import { parseSignatureHeader, signCallback } from '../../src/couriers/callback-signature.js';
 import { Decimal } from '../../src/lib/money.js';
 import { useTestApp } from '../helpers/app.js';
 import { fakeCourier, get, orderBody, post, shop, uid } from './helpers.js';
