@@ -17,18 +17,25 @@ const filterText = (max: number) =>
 
 /** GET /catalog/products query, and the browse_catalog tool's arguments. */
 export const browseQuerySchema = z.object({
-  search: filterText(100),
-  category: filterText(80),
-  brand: filterText(80),
-  in_stock: queryBoolean.optional(),
-  limit: queryInt(1, 50, 20),
-  offset: queryInt(0, 10_000, 0),
+  search: filterText(100).describe(
+    "Words to match; every word must match somewhere in the product's name, SKU or description or in a variant's SKU, barcode, name or option values. Empty lists everything. Max 100 characters.",
+  ),
+  category: filterText(80).describe('Category id, slug or name (from the categories list); includes its sub-categories. Max 80 characters.'),
+  brand: filterText(80).describe('Brand id, slug or name. Max 80 characters.'),
+  in_stock: queryBoolean.optional().describe('When true, only products with at least one variant orderable now.'),
+  limit: queryInt(1, 50, 20).describe('Page size, 1-50 (default 20).'),
+  offset: queryInt(0, 10_000, 0).describe('Products to skip, 0-10000 (default 0).'),
 });
 export type BrowseQuery = z.output<typeof browseQuerySchema>;
 
 /** GET /catalog/products/{id} path, and the get_product_details tool's arguments. */
 export const productIdSchema = z.object({
-  id: z.string({ error: 'must be a string' }).trim().min(1, 'must not be empty').max(64, 'must be at most 64 characters'),
+  id: z
+    .string({ error: 'must be a string' })
+    .trim()
+    .min(1, 'must not be empty')
+    .max(64, 'must be at most 64 characters')
+    .describe("Product id or SKU, or a variant's SKU, id or barcode. Max 64 characters."),
 });
 
 const decimal = z.string();

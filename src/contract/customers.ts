@@ -1,11 +1,10 @@
 import { z } from 'zod';
 import { queryInt } from './validation.js';
-import { phoneInput } from './orders.js';
-import { orderSummarySchema } from './orders.js';
+import { orderSummarySchema, phoneInput, PHONE_FORMAT } from './orders.js';
 
 export const customerLookupQuery = z.object({
-  phone: phoneInput,
-  recent_orders: queryInt(1, 20, 5),
+  phone: phoneInput.describe(`The customer's mobile number. ${PHONE_FORMAT}`),
+  recent_orders: queryInt(1, 20, 5).describe('How many latest orders to include, 1-20 (default 5).'),
 });
 
 export type CustomerLookupQuery = z.output<typeof customerLookupQuery>;
