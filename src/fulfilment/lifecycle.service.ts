@@ -16,7 +16,7 @@ import { deliveryAddress, resolveLines } from '../orders/orders.service.js';
 import { convertReservations, releaseReservations, reserveStock, returnShippedStock } from '../orders/reservations.js';
 import { orderStatusLabel } from '../contract/status-labels.js';
 import { orderNumbersFor, type OrderNumbers } from '../orders/order-numbers.js';
-import { shipmentOut } from '../contract/shipments.js';
+import { shipmentOut } from '../contract/order-output.js';
 import {
   findBookingLines,
   findCourierConfig,

@@ -5,8 +5,7 @@ import { newId } from '../lib/ids.js';
 import { Decimal, money, qty } from '../lib/money.js';
 import { normalizePhone } from '../lib/phone.js';
 import { resolveDeliveryState } from '../lib/pincode.js';
-import { iso } from '../lib/time.js';
-import { addressOnFile, toOrderSummary, type AddressFields } from '../customers/customers.service.js';
+import { addressOnFile, type AddressFields } from '../customers/customers.service.js';
 import { withRetry } from '../db/index.js';
 import {
   findOrderById,
@@ -19,13 +18,12 @@ import {
   type PlaceOrderWrite,
   type LineRow,
   type NewLine,
-  type OrderRow,
   type VariantRow,
 } from './orders.queries.js';
 import { orderNumbersFor, type OrderNumbers } from './order-numbers.js';
-import { MAX_QUANTITY, parseQuantity, type Order, type OrderLine, type OrderLookup, type PlaceOrderBody } from '../contract/orders.js';
+import { MAX_QUANTITY, parseQuantity, type Order, type OrderLookup, type PlaceOrderBody } from '../contract/orders.js';
 import { insufficientStock, reservationLines } from './reservations.js';
-import { shipmentOut } from '../contract/shipments.js';
+import { lineOut, orderOut, shipmentOut, toOrderSummary } from '../contract/order-output.js';
 import { invoiceOut } from '../fulfilment/invoices.js';
 import type { ShipmentStatus } from '../couriers/types.js';
 
@@ -40,29 +38,6 @@ export interface ResolvedLine extends NewLine {
 
 /** A line as written, shaped like one read back (so the response needs no second read). */
 const newLineOut = (l: NewLine): LineRow => ({ sku: l.sku, name: l.name, quantity: l.quantity, unit_price: l.unitPrice, line_total: l.lineTotal });
-
-const lineOut = (l: LineRow): OrderLine => ({
-  sku: l.sku,
-  name: l.name,
-  quantity: qty(l.quantity),
-  unit_price: money(l.unit_price),
-  line_total: money(l.line_total),
-});
-
-function orderOut(o: OrderRow, lines: LineRow[]): Order {
-  return {
-    order_id: o.id,
-    order_number: o.order_number,
-    order_status: o.status,
-    amount: money(o.amount),
-    currency: o.currency,
-    created_at: iso(o.created_at),
-    external_reference: o.external_reference ?? '',
-    items: lines.map(lineOut),
-    payment: o.payment,
-    delivery_address: o.delivery_address,
-  };
-}
 
 function lineName(v: VariantRow): string {
   return v.name && v.name !== v.product_name && v.name !== v.sku ? `${v.product_name} (${v.name})` : v.product_name;
