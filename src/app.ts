@@ -6,17 +6,14 @@ import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fas
 import type { Redis } from 'ioredis';
 import type { Config } from './config.js';
 import type { Database } from './db/index.js';
-import { AppError } from './lib/errors.js';
+import { AppError } from './contract/errors.js';
 import { trustProxyFn } from './lib/trust-proxy.js';
 import { memoryFailureCounter, redisFailureCounter, registerAuth } from './http/auth.js';
 import { registerErrorHandling } from './http/error-handler.js';
 import { clientErrorHandler, frameworkError, registerRequestEdges } from './http/client-errors.js';
-import { registerOpsRoutes } from './http/ops.routes.js';
 import { registerOpenApi } from './http/openapi.js';
-import { registerMediaRoutes } from './media/media.routes.js';
-import { registerCourierCallbackRoutes } from './fulfilment/callback.routes.js';
 import { createServices, type Services } from './services.js';
-import { registerApiRoutes } from './routes.js';
+import { registerApiRoutes, registerPublicRoutes } from './http/routes/index.js';
 
 export interface AppDeps {
   config: Config;
@@ -75,9 +72,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await registerOpenApi(app, config);
 
   const services = deps.services ?? createServices({ db, config });
-  registerOpsRoutes(app, { db });
-  registerMediaRoutes(app, services);
-  registerCourierCallbackRoutes(app, { fulfilment: services.fulfilment, config, redis });
+  registerPublicRoutes(app, { db, services, config, redis });
 
   await app.register(
     async (api) => {

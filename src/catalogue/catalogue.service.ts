@@ -1,8 +1,9 @@
 import type { Db } from '../db/index.js';
 import type { Tenant } from '../keys/keys.service.js';
-import { notFound } from '../lib/errors.js';
+import { notFound } from '../contract/errors.js';
 import type { MediaService, PhotoLinker } from '../media/media.service.js';
-import type { BrowseQuery, BrowseResult, CategoriesResult, Product, ProductDetail, Variant } from './catalogue.schemas.js';
+import type { BrowseQuery, CategoriesResult, Product, ProductDetail, Variant } from '../contract/catalogue.js';
+import type { Page } from '../contract/paging.js';
 import * as q from './catalogue.queries.js';
 
 /**
@@ -63,10 +64,10 @@ function shapeProduct(row: q.ProductRow, link: PhotoLinker): Product {
 export function createCatalogueService({ db, media }: { db: Db; media: Pick<MediaService, 'linker'> }) {
   return {
     /** GET /catalog/products: the page (ids from the browse index, then those products in full) and the exact total, in parallel. */
-    async browse(tenant: Tenant, query: BrowseQuery, origin: string): Promise<BrowseResult> {
+    async browse(tenant: Tenant, query: BrowseQuery, origin: string): Promise<Page<Product>> {
       const { companyId } = tenant;
       const { limit, offset } = query;
-      const empty = { data: [], count: 0, total: 0, limit, offset, has_more: false };
+      const empty = { rows: [], total: 0 };
       const filter: q.PageFilter = { words: q.searchWords(query.search), inStock: query.in_stock === true };
       if (query.category) {
         filter.categoryIds = await q.categoryTreeIds(db, companyId, query.category);
@@ -81,8 +82,7 @@ export function createCatalogueService({ db, media }: { db: Db; media: Pick<Medi
         q.countProducts(db, companyId, filter),
         media.linker(origin),
       ]);
-      const data = rows.map((row) => shapeProduct(row, link));
-      return { data, count: data.length, total, limit, offset, has_more: offset + rows.length < total };
+      return { rows: rows.map((row) => shapeProduct(row, link)), total };
     },
 
     /** GET /catalog/products/{id}: by product id or SKU, or a variant's id, SKU or barcode. */

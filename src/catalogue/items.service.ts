@@ -2,9 +2,10 @@ import { sql, type SQL } from 'drizzle-orm';
 import { Decimal } from '../lib/money.js';
 import type { Db } from '../db/index.js';
 import type { Tenant } from '../keys/keys.service.js';
-import { notFound } from '../lib/errors.js';
+import { notFound } from '../contract/errors.js';
 import { likeWord, searchWords } from './catalogue.queries.js';
-import type { Item, ItemsQuery } from './items.schemas.js';
+import type { Item, ItemsQuery } from '../contract/items.js';
+import type { Page } from '../contract/paging.js';
 
 interface ItemRow {
   sku: string;
@@ -29,7 +30,7 @@ const toItem = (r: ItemRow): Item => ({ ...r, in_stock: new Decimal(r.available)
 
 export function createItemService({ db }: { db: Db }) {
   return {
-    async search(tenant: Tenant, query: ItemsQuery) {
+    async search(tenant: Tenant, query: ItemsQuery): Promise<Page<Item>> {
       const words = searchWords(query.search);
       // The product's indexed search_text narrows the rows; each word must then match this variant or its product.
       const variantText = sql`lower(p.name || ' ' || p.sku || ' ' || coalesce(p.description, '') || ' ' || v.sku || ' ' || coalesce(v.barcode, '') || ' ' || v.name || ' ' ||
@@ -42,7 +43,7 @@ export function createItemService({ db }: { db: Db }) {
         db.query<{ n: number }>(sql`SELECT count(*)::int AS n FROM variants v JOIN products p ON p.company_id = v.company_id AND p.id = v.product_id
                                     WHERE v.company_id = ${tenant.companyId} AND v.active AND p.active AND ${where}`),
       ]);
-      return { data: rows.map(toItem), count: rows.length, total: n, limit: query.limit, offset: query.offset, has_more: query.offset + rows.length < n };
+      return { rows: rows.map(toItem), total: n };
     },
 
     /** By variant SKU, variant id or barcode. */

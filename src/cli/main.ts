@@ -1,7 +1,3 @@
-import { registerCommands, runAdmin } from './admin.js';
-import { catalogCommands } from './catalog.commands.js';
-import '../fulfilment/fulfilment.commands.js';
-
-registerCommands(catalogCommands);
+import { runAdmin } from './admin.js';
 
 runAdmin(process.argv.slice(2)).then((code) => process.exit(code));

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { Db } from '../db/index.js';
-import { AppError, notFound } from '../lib/errors.js';
+import { AppError, notFound } from '../contract/errors.js';
 import { newId } from '../lib/ids.js';
 
 export type CompanyStatus = 'active' | 'inactive';

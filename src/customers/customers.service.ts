@@ -1,19 +1,16 @@
 import type { Db } from '../db/index.js';
 import type { Tenant } from '../keys/keys.service.js';
-import { notFound, validationError } from '../lib/errors.js';
+import { notFound, validationError } from '../contract/errors.js';
 import { newId } from '../lib/ids.js';
-import { money } from '../lib/money.js';
 import { normalizePhone } from '../lib/phone.js';
-import { iso } from '../lib/time.js';
-import { orderStatusLabel } from '../contract/status-labels.js';
-import type { Customer, CustomerLookupQuery } from './customers.schemas.js';
+import { toOrderSummary } from '../contract/order-output.js';
+import type { Customer, CustomerLookupQuery } from '../contract/customers.js';
 import {
   findCustomerByPhone,
   upsertCustomer,
   recentOrders,
   type AddressFields,
   type CustomerRow,
-  type OrderSummaryRow,
 } from './customers.queries.js';
 
 export type { AddressFields, CustomerRow } from './customers.queries.js';
@@ -32,19 +29,6 @@ export function addressLine(c: Pick<CustomerRow, 'address_line1' | 'address_line
 export function addressOnFile(c: CustomerRow): AddressFields | null {
   if (!c.address_line1 || !c.city || !c.state || !c.pincode) return null;
   return { name: c.address_name, line1: c.address_line1, line2: c.address_line2, city: c.city, state: c.state, pincode: c.pincode, phone: c.address_phone };
-}
-
-export function toOrderSummary(o: OrderSummaryRow): OrderSummary {
-  return {
-    order_id: o.id,
-    order_number: o.order_number,
-    order_status: o.status,
-    status_label: orderStatusLabel(o.status),
-    amount: money(o.amount),
-    currency: o.currency,
-    order_date: iso(o.created_at),
-    external_reference: o.external_reference,
-  };
 }
 
 /**

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { Config } from '../config.js';
 import type { Db } from '../db/index.js';
-import { AppError, validationError } from '../lib/errors.js';
+import { AppError, validationError } from '../contract/errors.js';
 import { newId } from '../lib/ids.js';
 import { Decimal, money } from '../lib/money.js';
 import { lockOrder } from './fulfilment.queries.js';

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../db/index.js';
-import { AppError, notFound, validationError } from '../lib/errors.js';
+import { AppError, notFound, validationError } from '../contract/errors.js';
 import { findCourierConfig } from './fulfilment.queries.js';
 import { findCallbackSecret, findJobs, retryFailedJob, upsertCourierConfig, type CourierConfigInput } from './couriers-admin.queries.js';
 

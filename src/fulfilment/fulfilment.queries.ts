@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { Db } from '../db/index.js';
 import type { AdapterName, CourierConfig, ShipmentStatus } from '../couriers/types.js';
 import { newId } from '../lib/ids.js';
-import type { DeliveryAddress } from '../orders/orders.schemas.js';
+import type { DeliveryAddress } from '../contract/orders.js';
 
 export interface LockedOrder {
   id: string;

@@ -1,6 +1,6 @@
 import type { Config } from '../config.js';
 import type { Db } from '../db/index.js';
-import { AppError, notFound } from '../lib/errors.js';
+import { AppError, notFound } from '../contract/errors.js';
 import { newId } from '../lib/ids.js';
 import { Decimal } from '../lib/money.js';
 import { companyAutoCourierBooking, findShipFromLocation, insertCourierBookingJob } from '../orders/orders.queries.js';

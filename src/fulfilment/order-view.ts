@@ -1,8 +1,8 @@
 import { invoiceOut } from '../contract/invoice-shape.js';
-import { shipmentOut } from '../contract/shipment-shape.js';
+import { shipmentOut } from '../contract/order-output.js';
 import { orderStatusLabel } from '../contract/status-labels.js';
 import type { Db } from '../db/index.js';
-import { notFound } from '../lib/errors.js';
+import { notFound } from '../contract/errors.js';
 import { money } from '../lib/money.js';
 import { findInvoice } from './billing.service.js';
 import { findOrderIdForStaff, findShipment, readOrder } from './fulfilment.queries.js';

@@ -1,12 +1,13 @@
 import type { Config } from '../config.js';
 import type { Db } from '../db/index.js';
 import { SHIPMENT_MOVES, SHIPMENT_STATUSES, shipmentMove, trackingUrlFor, type AdapterName, type ShipmentStatus } from '../couriers/index.js';
-import { AppError, notFound, validationError } from '../lib/errors.js';
+import { AppError, notFound, validationError } from '../contract/errors.js';
+import { issuesToDetails } from '../contract/validation.js';
 import { newId } from '../lib/ids.js';
 import { type Decimal, money } from '../lib/money.js';
 import { deliveryAddress } from '../orders/order-input.js';
 import { insertCourierBookingJob } from '../orders/orders.queries.js';
-import { deliveryAddressInput } from '../orders/orders.schemas.js';
+import { deliveryAddressInput } from '../contract/orders.js';
 import { issueInvoiceTx, setDeliveryCashTx } from './billing.service.js';
 import {
   findAttention,
@@ -55,7 +56,7 @@ export function createShippingService({
     /** Sets the delivery address of an order not yet handed to a courier; it may then be booked automatically. */
     async setAddress(companyId: string, reference: string, input: unknown) {
       const parsed = deliveryAddressInput.safeParse(input);
-      if (!parsed.success) throw validationError(parsed.error.issues.map((i) => ({ path: ['delivery_address', ...i.path].join('.'), message: i.message })));
+      if (!parsed.success) throw validationError(issuesToDetails(parsed.error.issues, '', ['delivery_address']));
       const address = deliveryAddress(parsed.data);
       const orderId = await views.orderIdOf(companyId, reference);
       const enqueued = await db.tx(async (tx) => {

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
-import { AppError } from '../lib/errors.js';
+import { AppError } from '../contract/errors.js';
 import type { KeyService, Tenant } from '../keys/keys.service.js';
 
 declare module 'fastify' {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { errorBody, type FieldIssue } from '../lib/errors.js';
+import { errorBody, type FieldIssue } from '../contract/errors.js';
 
 /**
  * Refusals that happen before a route runs, in the API's error shape `{ error: { code, message } }`:

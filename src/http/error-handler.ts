@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
-import { AppError, errorBody, inputRefusedByDatabase, validationError } from '../lib/errors.js';
-import { fieldPath } from '../lib/validation.js';
+import { AppError, errorBody, inputRefusedByDatabase, validationError } from '../contract/errors.js';
+import { fieldPath } from '../contract/validation.js';
 
 const CONTEXT_ROOT: Record<string, string> = { body: '(body)', querystring: '(query)', params: '(path)', headers: '(headers)' };
 

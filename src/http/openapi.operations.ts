@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { errorResponses } from './error-responses.js';
+import { errorResponses } from '../contract/error-responses.js';
 import { MAX_BATCH_MESSAGES, MCP_PROTOCOL_VERSIONS } from '../mcp/protocol.js';
 
 /** What the OpenAPI document says about one operation beyond its schemas. Keyed `METHOD /route-url`. */
@@ -8,15 +8,11 @@ export interface OperationDoc {
   operationId?: string;
   summary: string;
   description: string;
-  /** Descriptions of query/path parameters by name. */
-  parameters?: Record<string, string>;
   /** Descriptions of responses by status. */
   responses?: Record<string, string>;
   requestExample?: unknown;
   responseExamples?: Record<string, unknown>;
 }
-
-const PHONE = "Mobile number in any format ('98765 43210', '+91-98765-43210', '09876543210'); matched on the number. 7-20 characters.";
 
 const orderExample = {
   order_id: 'ord_06F3K2M9QXJ4T8VB2C5D7E9GHA',
@@ -50,14 +46,6 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     description:
       'Active products in alphabetical order, each with all its variants, prices (INR, GST included) and live stock. ' +
       'Page with `limit`/`offset` while `has_more` is true. To order, send a variant\'s `sku` as `items[].product_id`.',
-    parameters: {
-      search: 'Words to match in product name, SKU, description and each variant\'s SKU, barcode, name and option values; empty lists everything. Max 100 characters.',
-      category: 'Category id, slug or name; includes its sub-categories. Max 80 characters.',
-      brand: 'Brand id, slug or name. Max 80 characters.',
-      in_stock: 'When true, only products with at least one variant orderable now.',
-      limit: 'Page size, 1-50 (default 20).',
-      offset: 'Products to skip, 0-10000 (default 0).',
-    },
     responses: { 200: 'A page of products' },
   },
   'GET /catalog/products/:id': {
@@ -67,7 +55,6 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     description:
       'One product with all its variants, stock and every photo (signed links valid 10 minutes). The id may be a product id or SKU, ' +
       'or a variant\'s SKU, id or barcode; `matched_variant_id` says which variant it named.',
-    parameters: { id: 'Product id or SKU, or a variant\'s SKU, id or barcode. Max 64 characters.' },
     responses: { 200: 'The product' },
   },
   'GET /catalog/categories': {
@@ -137,10 +124,6 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     description:
       'An order with its lines, shipment (null until a parcel is booked) and invoice. Draft orders are never returned. ' +
       'Pass `phone` whenever answering a customer: the order is returned only if it belongs to that number.',
-    parameters: {
-      reference: 'Order number, order_id or external_reference. Max 100 characters.',
-      phone: `Optional. ${PHONE}`,
-    },
     responses: { 200: 'The order' },
   },
   'GET /customers': {
@@ -148,7 +131,6 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     operationId: 'findCustomer',
     summary: 'Find a customer by phone',
     description: 'The customer with this phone number, with their latest orders (newest first, without lines). Respect `messaging_opted_out`.',
-    parameters: { phone: PHONE, recent_orders: 'How many latest orders to include, 1-20 (default 5).' },
     responses: { 200: 'The customer' },
   },
   'POST /mcp': {

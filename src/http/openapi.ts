@@ -1,7 +1,7 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
-import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
+import { createJsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import type { Config } from '../config.js';
 import { OPERATIONS, mcpOperationSchema, type OperationDoc } from './openapi.operations.js';
 
@@ -16,6 +16,13 @@ const DOC_INFO_DESCRIPTION = [
   'Retry on network errors, timeouts, 429 (after `Retry-After`) and 5xx with exponential backoff; a retried order with the same',
   '`external_reference` never creates a second order.',
 ].join('\n');
+
+/**
+ * The library's default override drops union branches that are still empty placeholders when it runs; for a
+ * described query integer or boolean (limit, offset, in_stock) that is the string branch. No dates and no
+ * undefined are declared, and the document is OpenAPI 3.1, so its other adjustments are not needed.
+ */
+const jsonSchemaTransform = createJsonSchemaTransform({ zodToJsonConfig: { override: () => {} } });
 
 /**
  * OpenAPI 3.1 from the route schemas (@fastify/swagger + fastify-type-provider-zod), served at
@@ -86,16 +93,10 @@ export async function registerOpenApi(app: FastifyInstance, config: Pick<Config,
   app.get(`${base}/openapi.json`, { schema: { hide: true } }, async () => app.swagger());
 }
 
-/** Adds summary, description, tags, parameter descriptions and examples to a transformed route schema. */
+/** Adds summary, description, tags and examples to a transformed route schema (parameter descriptions come from the contract schemas). */
 function applyDoc(schema: Record<string, unknown>, doc: OperationDoc): Record<string, unknown> {
   const out: Record<string, unknown> = { ...schema, summary: doc.summary, description: doc.description, tags: [doc.tag] };
   if (doc.operationId) out.operationId = doc.operationId;
-  for (const part of ['querystring', 'params'] as const) {
-    const props = (out[part] as { properties?: Record<string, Record<string, unknown>> } | undefined)?.properties;
-    for (const [name, text] of Object.entries(doc.parameters ?? {})) {
-      if (props?.[name]) props[name] = { ...props[name], description: text };
-    }
-  }
   if (doc.requestExample && out.body) out.body = { ...(out.body as object), examples: [doc.requestExample] };
   const responses = out.response as Record<string, Record<string, unknown>> | undefined;
   for (const [status, text] of Object.entries(doc.responses ?? {})) {

@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import type { Db } from '../db/index.js';
-import { AppError, notFound } from '../lib/errors.js';
+import { AppError, notFound } from '../contract/errors.js';
 import { newId, randomAlnum } from '../lib/ids.js';
 
 /** `cok_<12 letters/digits>_<32 letters/digits>`: a fixed prefix, a public id and a secret. */

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { AppError } from '../lib/errors.js';
+import { AppError } from '../contract/errors.js';
 import type { Services } from '../services.js';
 import {
   batchRefusal,

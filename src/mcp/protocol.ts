@@ -5,7 +5,7 @@ import {
   ListToolsRequestSchema,
   PingRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import { fieldPath } from '../lib/validation.js';
+import { fieldPath } from '../contract/validation.js';
 
 /**
  * JSON-RPC policy in front of the SDK's transport: which protocol versions we negotiate, which bodies may be

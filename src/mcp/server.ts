@@ -1,8 +1,8 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { AppError, errorBody, inputRefusedByDatabase, type ErrorBody } from '../lib/errors.js';
-import { toValidationError } from '../lib/validation.js';
+import { AppError, errorBody, inputRefusedByDatabase, type ErrorBody } from '../contract/errors.js';
+import { toValidationError } from '../contract/validation.js';
 import { TOOLS, type ToolContext, type ToolDefinition } from './tools.js';
 
 export const SERVER_INFO = { name: 'commerce-api', title: 'Catalogue, Orders and Customers', version: '1.3.0' };

@@ -1,11 +1,12 @@
 import { z } from 'zod';
 import type { Tenant } from '../keys/keys.service.js';
 import type { Services } from '../services.js';
-import { nullsAsAbsent } from '../lib/validation.js';
-import { browseQuerySchema, browseResponseSchema, categoriesResponseSchema, productDetailResponseSchema, productIdSchema } from '../catalogue/catalogue.schemas.js';
-import { customerLookupQuery, customerSchema } from '../customers/customers.schemas.js';
-import { orderLookupParams, orderLookupQuery, orderLookupSchema, orderSchema, placeOrderBody } from '../orders/orders.schemas.js';
-import { itemLookupSchema, itemsQuerySchema, itemsResponseSchema, itemResponseSchema } from '../catalogue/items.schemas.js';
+import { pageEnvelope } from '../contract/paging.js';
+import { nullsAsAbsent } from '../contract/validation.js';
+import { browseQuerySchema, browseResponseSchema, categoriesResponseSchema, productDetailResponseSchema, productIdSchema } from '../contract/catalogue.js';
+import { customerLookupQuery, customerSchema } from '../contract/customers.js';
+import { orderLookupParams, orderLookupQuery, orderLookupSchema, orderSchema, placeOrderBody } from '../contract/orders.js';
+import { itemLookupSchema, itemsQuerySchema, itemsResponseSchema, itemResponseSchema } from '../contract/items.js';
 
 export interface ToolContext {
   services: Services;
@@ -38,11 +39,10 @@ const read = (title: string): ToolAnnotations => ({ title, readOnlyHint: true, d
 /** Every tool's optional arguments take null as not given (agents on strict schemas send every property). */
 const define = <S extends z.ZodObject>(tool: ToolDefinition<S>) => ({ ...tool, input: nullsAsAbsent(tool.input) }) as unknown as ToolDefinition;
 
-const PHONE_DESCRIPTION = "Customer's mobile number in any format: '98765 43210', '+91-98765-43210', '09876543210'. Numbers without a country code are Indian.";
-
 /**
- * Every MCP tool: the same zod schemas as REST validate the arguments, the same services answer, and the
- * result is the REST response body. Descriptions are written for a model choosing and calling tools.
+ * Every MCP tool: the same zod schemas as REST validate the arguments (their parameter descriptions written
+ * once, in src/contract), the same services answer, and the result is the REST response body. Tool
+ * descriptions are written for a model choosing and calling tools.
  */
 export const TOOLS: ToolDefinition[] = [
   define({
@@ -54,17 +54,10 @@ export const TOOLS: ToolDefinition[] = [
       'or to filter by category or brand (id, slug or name from list_categories; sub-categories included). ' +
       'To order, pick a variant and send its `sku` as items[].product_id to place_order. A variant can be ordered only when `in_stock` is true and up to `available` units. ' +
       'Pages hold up to 50 products: continue with offset += limit while has_more is true. Prices always come from here; never invent one.',
-    input: browseQuerySchema.extend({
-      search: browseQuerySchema.shape.search.describe('Words to match; all must match somewhere in the product or its variants. Max 100 characters.'),
-      category: browseQuerySchema.shape.category.describe('Category id, slug or name (includes its sub-categories). Max 80 characters.'),
-      brand: browseQuerySchema.shape.brand.describe('Brand id, slug or name. Max 80 characters.'),
-      in_stock: browseQuerySchema.shape.in_stock.describe('true: only products with at least one variant orderable now.'),
-      limit: browseQuerySchema.shape.limit.describe('Page size, 1-50 (default 20).'),
-      offset: browseQuerySchema.shape.offset.describe('Products to skip, 0-10000 (default 0).'),
-    }),
+    input: browseQuerySchema,
     output: browseResponseSchema,
     annotations: read('Browse or search the catalogue'),
-    run: ({ services, tenant, origin }, args) => services.catalogue.browse(tenant, args, origin) as Promise<Record<string, unknown>>,
+    run: async ({ services, tenant, origin }, args) => pageEnvelope(await services.catalogue.browse(tenant, args, origin), args),
   }),
   define({
     name: 'get_product_details',
@@ -73,7 +66,7 @@ export const TOOLS: ToolDefinition[] = [
       'One product with all its variants, stock and every photo (signed links valid 10 minutes; fetch them when needed, do not store them). ' +
       'The id may be a product id, a product SKU, or a variant\'s SKU, id or barcode; when it names one variant, matched_variant_id says which. ' +
       'Answers not_found for unknown or inactive products.',
-    input: productIdSchema.extend({ id: productIdSchema.shape.id.describe('Product id or SKU, or a variant SKU, variant id or barcode. Max 64 characters.') }),
+    input: productIdSchema,
     output: productDetailResponseSchema,
     annotations: read('Get one product in full'),
     run: async ({ services, tenant, origin }, args) => ({ data: await services.catalogue.getProduct(tenant, args.id, origin) }),
@@ -96,10 +89,7 @@ export const TOOLS: ToolDefinition[] = [
       'Finds the customer with this mobile number (matched on the number, not the formatting) with their address on file and their latest orders, newest first. ' +
       'If messaging_opted_out is true the customer asked not to be messaged on the messaging channel: do not send them messages. ' +
       'Answers not_found when no customer has this number.',
-    input: customerLookupQuery.extend({
-      phone: customerLookupQuery.shape.phone.describe(`${PHONE_DESCRIPTION} 7-20 characters.`),
-      recent_orders: customerLookupQuery.shape.recent_orders.describe('How many latest orders to include, 1-20 (default 5).'),
-    }),
+    input: customerLookupQuery,
     output: z.object({ data: customerSchema }),
     annotations: read('Find a customer by phone'),
     run: async ({ services, tenant }, args) => ({ data: await services.customers.findByPhone(tenant, args) }),
@@ -111,10 +101,7 @@ export const TOOLS: ToolDefinition[] = [
       'One order with its items, status (status_label is the status in words to show a customer), shipment tracking and invoice (amount_due is what is still owed). ' +
       'The reference may be the order number (e.g. ORD-100001), the order_id, or the external_reference it was placed with. ' +
       'When answering a customer, ALWAYS pass their phone: the order is then returned only if it is theirs (otherwise not_found), so one customer never sees another\'s order.',
-    input: orderLookupParams.extend({
-      reference: orderLookupParams.shape.reference.describe('Order number, order_id or external_reference. Max 100 characters.'),
-      phone: orderLookupQuery.shape.phone.describe(`The customer's mobile number; pass it whenever answering a customer. ${PHONE_DESCRIPTION}`),
-    }),
+    input: orderLookupParams.extend(orderLookupQuery.shape),
     output: z.object({ data: orderLookupSchema }),
     annotations: read('Look up an order'),
     run: async ({ services, tenant }, args) => ({ data: await services.orders.lookup(tenant, args.reference, args.phone) }),
@@ -146,7 +133,7 @@ export const TOOLS: ToolDefinition[] = [
     input: itemsQuerySchema,
     output: itemsResponseSchema,
     annotations: read('Search orderable items (v1.0)'),
-    run: ({ services, tenant }, args) => services.items.search(tenant, args) as Promise<Record<string, unknown>>,
+    run: async ({ services, tenant }, args) => pageEnvelope(await services.items.search(tenant, args), args),
   }),
   define({
     name: 'get_product',

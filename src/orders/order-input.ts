@@ -1,10 +1,10 @@
 import type { AddressFields } from '../customers/customers.service.js';
-import { notFound, validationError, type FieldIssue } from '../lib/errors.js';
+import { notFound, validationError, type FieldIssue } from '../contract/errors.js';
 import { Decimal, money, qty } from '../lib/money.js';
 import { normalizePhone } from '../lib/phone.js';
 import { resolveDeliveryState } from '../lib/pincode.js';
 import type { NewLine, VariantRow } from './orders.queries.js';
-import { MAX_QUANTITY, parseQuantity, type PlaceOrderBody } from './orders.schemas.js';
+import { MAX_QUANTITY, parseQuantity, type PlaceOrderBody } from '../contract/orders.js';
 
 /** What an order's input resolves to before anything is written (POST /orders and staff drafts alike). */
 

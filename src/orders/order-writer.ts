@@ -1,14 +1,14 @@
 import { z } from 'zod';
 import { recogniseCustomer } from '../customers/customers.service.js';
 import { withRetry, type Db } from '../db/index.js';
-import { validationError } from '../lib/errors.js';
+import { validationError } from '../contract/errors.js';
 import { newId } from '../lib/ids.js';
 import { Decimal, money } from '../lib/money.js';
 import { normalizePhone } from '../lib/phone.js';
 import { deliveryAddress, resolveLines } from './order-input.js';
 import { orderNumbersFor, type OrderNumbers } from './order-numbers.js';
 import { findVariantsByIdentifiers, insertDraftOrder, insertOrderLines, placeOrderAtomically, type OrderRow, type PlaceOrderWrite } from './orders.queries.js';
-import { placeOrderBody } from './orders.schemas.js';
+import { placeOrderBody } from '../contract/orders.js';
 
 /** A draft as staff write it: the POST /orders body, external_reference optional. */
 export const draftOrderBody = placeOrderBody.extend({ external_reference: z.string().trim().min(1).max(100).nullish() });

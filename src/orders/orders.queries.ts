@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { Db } from '../db/index.js';
-import type { DeliveryAddress } from './orders.schemas.js';
+import type { DeliveryAddress } from '../contract/orders.js';
 import type { CustomerRow, OrderSummaryRow } from '../customers/customers.queries.js';
 
 export interface VariantRow {

@@ -1,13 +1,12 @@
 import type { Db } from '../db/index.js';
 import type { Tenant } from '../keys/keys.service.js';
-import { AppError, notFound, validationError } from '../lib/errors.js';
+import { AppError, notFound, validationError } from '../contract/errors.js';
 import { newId } from '../lib/ids.js';
-import { Decimal, money, qty } from '../lib/money.js';
+import { Decimal, money } from '../lib/money.js';
 import { normalizePhone } from '../lib/phone.js';
-import { iso } from '../lib/time.js';
-import { addressOnFile, toOrderSummary } from '../customers/customers.service.js';
+import { addressOnFile } from '../customers/customers.service.js';
 import { invoiceOut } from '../contract/invoice-shape.js';
-import { shipmentOut } from '../contract/shipment-shape.js';
+import { lineOut, orderOut, shipmentOut, toOrderSummary } from '../contract/order-output.js';
 import type { ShipmentStatus } from '../couriers/types.js';
 import { deliveryAddress, MAX_AMOUNT, resolveLines } from './order-input.js';
 import { createOrderWriter, type PlaceOrderInput } from './order-writer.js';
@@ -20,39 +19,15 @@ import {
   REFERENCE_TAKEN,
   type LineRow,
   type NewLine,
-  type OrderRow,
 } from './orders.queries.js';
 import { orderNumbersFor, type OrderNumbers } from './order-numbers.js';
-import type { Order, OrderLine, OrderLookup, PlaceOrderBody } from './orders.schemas.js';
+import type { Order, OrderLookup, PlaceOrderBody } from '../contract/orders.js';
 import { insufficientStock, reservationLines } from './reservations.js';
 
 export { deliveryAddress, resolveLines, type ResolvedLine } from './order-input.js';
 
 /** A line as written, shaped like one read back (so the response needs no second read). */
 const newLineOut = (l: NewLine): LineRow => ({ sku: l.sku, name: l.name, quantity: l.quantity, unit_price: l.unitPrice, line_total: l.lineTotal });
-
-const lineOut = (l: LineRow): OrderLine => ({
-  sku: l.sku,
-  name: l.name,
-  quantity: qty(l.quantity),
-  unit_price: money(l.unit_price),
-  line_total: money(l.line_total),
-});
-
-function orderOut(o: OrderRow, lines: LineRow[]): Order {
-  return {
-    order_id: o.id,
-    order_number: o.order_number,
-    order_status: o.status,
-    amount: money(o.amount),
-    currency: o.currency,
-    created_at: iso(o.created_at),
-    external_reference: o.external_reference ?? '',
-    items: lines.map(lineOut),
-    payment: o.payment,
-    delivery_address: o.delivery_address,
-  };
-}
 
 /**
  * POST /orders with the external_reference of a staff draft: the reference is taken, nothing is placed, and a

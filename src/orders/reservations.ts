@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { Db } from '../db/index.js';
-import { AppError } from '../lib/errors.js';
+import { AppError } from '../contract/errors.js';
 import { newId } from '../lib/ids.js';
 import { Decimal, qty } from '../lib/money.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { useTestApp } from '../helpers/app.js';
 import { createCompanyWithKey } from '../helpers/fixtures.js';
-import { browseQuerySchema, productIdSchema } from '../../src/catalogue/catalogue.schemas.js';
+import { browseQuerySchema, productIdSchema } from '../../src/contract/catalogue.js';
 
 const ctx = useTestApp();
 

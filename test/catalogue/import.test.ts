@@ -5,9 +5,9 @@ import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { useTestApp } from '../helpers/app.js';
 import { createCompanyWithKey } from '../helpers/fixtures.js';
-import { catalogCommands } from '../../src/cli/catalog.commands.js';
+import { catalogCommands } from '../../src/cli/commands/catalog.js';
 import { generateCatalogue } from '../../src/catalogue/catalogue.generate.js';
-import { AppError } from '../../src/lib/errors.js';
+import { AppError } from '../../src/contract/errors.js';
 
 const mediaDir = mkdtempSync(join(tmpdir(), 'import-media-'));
 const ctx = useTestApp({ MEDIA_DIR: mediaDir });

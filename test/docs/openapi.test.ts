@@ -4,7 +4,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { errorCatalogue, wireCode, type ErrorKind } from '../../src/lib/errors.js';
+import { errorCatalogue, wireCode, type ErrorKind } from '../../src/contract/errors.js';
 import { buildTestApp, useTestApp } from '../helpers/app.js';
 import { addLocations, addProduct } from '../helpers/catalogue-fixtures.js';
 import { createCompanyWithKey } from '../helpers/fixtures.js';

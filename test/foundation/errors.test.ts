@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { createPgDatabase } from '../../src/db/client.js';
-import { AppError } from '../../src/lib/errors.js';
+import { AppError } from '../../src/contract/errors.js';
 import { testConfig, useTestApp } from '../helpers/app.js';
 import { createCompanyWithKey } from '../helpers/fixtures.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { signCallback } from '../../src/fulfilment/callback.routes.js';
+import { signCallback } from '../../src/couriers/callback-signature.js';
 import { useTestApp } from '../helpers/app.js';
 import { orderBody, post, teeShop, uid } from './helpers.js';
 

@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runAdmin } from '../../src/cli/admin.js';
-import '../../src/fulfilment/fulfilment.commands.js';
 import { useTestApp } from '../helpers/app.js';
 import { get, orderBody, post, stockView, teeShop } from './helpers.js';
 

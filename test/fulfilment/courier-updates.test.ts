@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'drizzle-orm';
 import { runAdmin } from '../../src/cli/admin.js';
-import '../../src/fulfilment/fulfilment.commands.js';
 import { SHIPMENT_MOVES, SHIPMENT_STATUSES, shipmentMove } from '../../src/couriers/index.js';
 import { createCourierWorker } from '../../src/fulfilment/worker.js';
-import { parseSignatureHeader, signCallback } from '../../src/fulfilment/callback.routes.js';
+import { parseSignatureHeader, signCallback } from '../../src/couriers/callback-signature.js';
 import { Decimal } from '../../src/lib/money.js';
 import { useTestApp } from '../helpers/app.js';
 import { fakeCourier, get, orderBody, post, shop, uid } from './helpers.js';

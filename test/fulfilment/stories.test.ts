@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { sql } from 'drizzle-orm';
 import { useTestApp } from '../helpers/app.js';
 import { createCourierWorker } from '../../src/fulfilment/worker.js';
-import { signCallback } from '../../src/fulfilment/callback.routes.js';
+import { signCallback } from '../../src/couriers/callback-signature.js';
 import { fakeCourier, get, orderBody, post, stockView, teeShop } from './helpers.js';
 
 const ctx = useTestApp();

@@ -1,9 +1,9 @@
 import { sql } from 'drizzle-orm';
 import { Decimal } from 'decimal.js';
 import type { Db } from '../../db/index.js';
-import { validationError, type FieldIssue } from '../../lib/errors.js';
-import { issuesToDetails } from '../../lib/validation.js';
-import { catalogueSections, productEntry, type CatalogueFile, type ProductEntry } from '../catalogue.format.js';
+import { validationError, type FieldIssue } from '../../contract/errors.js';
+import { issuesToDetails } from '../../contract/validation.js';
+import { catalogueSections, productEntry, type CatalogueFile, type ProductEntry } from '../../contract/catalogue-file.js';
 import { locatePhoto, type PhotoCopy } from './photos.js';
 
 /** Checks the whole file against itself and the catalogue, reporting every problem with its place; changes nothing. */
@@ -28,7 +28,7 @@ export async function checkCatalogue(db: Db, companyId: string, input: unknown, 
   const products: (ProductEntry | undefined)[] = (Array.isArray(raw.products) ? raw.products : []).map((entry, i) => {
     const one = productEntry.safeParse(entry);
     if (one.success) return one.data;
-    problems.push(...issuesToDetails(one.error.issues.map((is) => ({ ...is, path: ['products', i, ...is.path] }))));
+    problems.push(...issuesToDetails(one.error.issues, '', ['products', i]));
     return undefined;
   });
   const file: CatalogueFile = {

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { sql } from 'drizzle-orm';
 import type { Db } from '../../db/index.js';
-import type { CatalogueFile } from '../catalogue.format.js';
+import type { CatalogueFile } from '../../contract/catalogue-file.js';
 
 /**
  * The company's catalogue in the import format. Photos are named `<photoPrefix><file name>`; the

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { Db } from '../../db/index.js';
 import { newId } from '../../lib/ids.js';
-import type { CatalogueFile } from '../catalogue.format.js';
+import type { CatalogueFile } from '../../contract/catalogue-file.js';
 import { refreshSearchText } from '../catalogue.queries.js';
 import type { PhotoCopy } from './photos.js';
 

@@ -1,39 +1,33 @@
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
-import { AppError, type FieldIssue } from '../lib/errors.js';
-import { generateCatalogue } from '../catalogue/catalogue.generate.js';
-import type { CommandContext } from './admin.js';
+import { AppError, type FieldIssue } from '../../contract/errors.js';
+import { generateCatalogue } from '../../catalogue/catalogue.generate.js';
+import { parse, str, UsageError } from '../args.js';
+import type { CommandGroup } from '../command.js';
 
 const progress = (label: string) => (done: number, total: number) => process.stderr.write(`${label}: ${done}/${total} products\n`);
 
-function args(argv: string[], options: Record<string, { type: 'string' }>) {
-  const { values, positionals } = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
-  return { values: values as Record<string, string | undefined>, positionals };
-}
-
-function usage(message: string): never {
-  throw new AppError('validation_failed', message);
-}
+const companyFlag = { company: { type: 'string' } } as const;
 
 /**
- * `catalog import|export|generate`, for the admin CLI (registerCommands). Import problems are printed
- * one a line with their place in the file; nothing is changed when there is any.
+ * `catalog import|export|generate`. Import problems are printed one a line with their place in the file;
+ * nothing is changed when there is any.
  */
-export const catalogCommands = {
+export const catalogCommands: CommandGroup = {
   'catalog import': {
     usage: 'catalog import --company <id|slug> <file.json>',
     summary: 'import (upsert by SKU/slug/code) a catalogue file in one transaction; see docs/catalogue-import.md',
-    async run(argv: string[], ctx: CommandContext) {
-      const { values, positionals } = args(argv, { company: { type: 'string' } });
-      if (!values.company || positionals.length !== 1) usage('usage: catalog import --company <id|slug> <file.json>');
-      const company = await ctx.services.companies.get(values.company);
-      const path = resolve(positionals[0]);
+    async run(argv, ctx) {
+      const { values, pos } = parse(argv, companyFlag, ['file.json']);
+      const slug = str(values.company);
+      if (!slug) throw new UsageError('--company is required');
+      const company = await ctx.services.companies.get(slug);
+      const path = resolve(pos[0]);
       let input: unknown;
       try {
         input = JSON.parse(readFileSync(path, 'utf8'));
       } catch (err) {
-        usage(`cannot read ${path}: ${(err as Error).message}`);
+        throw new AppError('validation_failed', `cannot read ${path}: ${(err as Error).message}`);
       }
       try {
         const summary = await ctx.services.catalogueImport.importCatalogue(company.id, input, { baseDir: dirname(path), onProgress: progress('imported') });
@@ -50,11 +44,12 @@ export const catalogCommands = {
   'catalog export': {
     usage: 'catalog export --company <id|slug> [file.json]',
     summary: 'write the catalogue in the import format (to stdout, or to a file with its photos in <file dir>/photos/)',
-    async run(argv: string[], ctx: CommandContext) {
-      const { values, positionals } = args(argv, { company: { type: 'string' } });
-      if (!values.company || positionals.length > 1) usage('usage: catalog export --company <id|slug> [file.json]');
-      const company = await ctx.services.companies.get(values.company);
-      const target = positionals[0] ? resolve(positionals[0]) : undefined;
+    async run(argv, ctx) {
+      const { values, pos } = parse(argv, companyFlag, ['file.json?']);
+      const slug = str(values.company);
+      if (!slug) throw new UsageError('--company is required');
+      const company = await ctx.services.companies.get(slug);
+      const target = pos[0] ? resolve(pos[0]) : undefined;
       const { file, photos } = await ctx.services.catalogueImport.exportCatalogue(company.id, target ? 'photos/' : '');
       const text = JSON.stringify(file, null, 2);
       if (!target) {
@@ -73,14 +68,15 @@ export const catalogCommands = {
   'catalog generate': {
     usage: 'catalog generate --company <id|slug> --products <n> [--variants <per product, default 3>]',
     summary: 'insert a large synthetic catalogue (benchmarks); batched, with progress',
-    async run(argv: string[], ctx: CommandContext) {
-      const { values } = args(argv, { company: { type: 'string' }, products: { type: 'string' }, variants: { type: 'string' } });
+    async run(argv, ctx) {
+      const { values } = parse(argv, { ...companyFlag, products: { type: 'string' }, variants: { type: 'string' } });
+      const slug = str(values.company);
       const products = Number(values.products);
       const variants = Number(values.variants ?? 3);
-      if (!values.company || !Number.isInteger(products) || products < 1 || !Number.isInteger(variants) || variants < 1 || variants > 20) {
-        usage('usage: catalog generate --company <id|slug> --products <n> [--variants <1-20>]');
-      }
-      const company = await ctx.services.companies.get(values.company);
+      if (!slug) throw new UsageError('--company is required');
+      if (!Number.isInteger(products) || products < 1) throw new UsageError('--products must be a whole number of at least 1');
+      if (!Number.isInteger(variants) || variants < 1 || variants > 20) throw new UsageError('--variants must be a whole number from 1 to 20');
+      const company = await ctx.services.companies.get(slug);
       const started = Date.now();
       const made = await generateCatalogue(ctx.db, company.id, { products, variantsPerProduct: variants, onProgress: progress('generated') });
       ctx.out(ctx.json ? JSON.stringify(made) : `generated ${made.products} products, ${made.variants} variants in ${((Date.now() - started) / 1000).toFixed(1)} s`);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { errorCatalogue, wireCode, type ErrorKind } from '../lib/errors.js';
+import { errorCatalogue, wireCode, type ErrorKind } from './errors.js';
 
 export type ErrorStatus = (typeof errorCatalogue)[ErrorKind]['status'];
 

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import type { Database } from '../db/index.js';
-import { errorBody } from '../lib/errors.js';
+import type { Database } from '../../db/index.js';
+import { errorBody } from '../../contract/errors.js';
 
 const READY_TIMEOUT_MS = 2000;
 

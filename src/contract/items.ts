@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { browseQuerySchema, productIdSchema } from './catalogue.schemas.js';
+import { browseQuerySchema, productIdSchema } from './catalogue.js';
+import { pageSchema } from './paging.js';
 
 /**
  * The v1.0 flat view kept for earlier agents (MCP search_products / get_product): one row per active
@@ -25,13 +26,6 @@ export const itemSchema = z.object({
 });
 export type Item = z.infer<typeof itemSchema>;
 
-export const itemsResponseSchema = z.object({
-  data: z.array(itemSchema),
-  count: z.number().int(),
-  total: z.number().int(),
-  limit: z.number().int(),
-  offset: z.number().int(),
-  has_more: z.boolean(),
-});
+export const itemsResponseSchema = pageSchema(itemSchema);
 
 export const itemResponseSchema = z.object({ data: itemSchema });

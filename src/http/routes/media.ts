@@ -2,8 +2,8 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { extname, resolve, sep } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { AppError } from '../lib/errors.js';
-import type { MediaService } from './media.service.js';
+import { AppError } from '../../contract/errors.js';
+import type { Services } from '../../services.js';
 
 const CONTENT_TYPES: Record<string, string> = {
   '.png': 'image/png',
@@ -28,7 +28,7 @@ export function isSafeMediaPath(path: string): boolean {
  * GET /media/<path>?expires=<unix s>&sig=<sig>: photos from MEDIA_DIR for signed links. Outside the
  * API base path and unauthenticated: the signature is the permission.
  */
-export function registerMediaRoutes(app: FastifyInstance, { media }: { media: MediaService }): void {
+export function registerMediaRoutes(app: FastifyInstance, { media }: Pick<Services, 'media'>): void {
   const root = resolve(media.mediaDir);
 
   app.get('/media/*', async (req, reply) => {

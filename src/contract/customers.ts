@@ -1,11 +1,10 @@
 import { z } from 'zod';
-import { queryInt } from '../lib/validation.js';
-import { phoneInput } from '../orders/orders.schemas.js';
-import { orderSummarySchema } from '../orders/orders.schemas.js';
+import { queryInt } from './validation.js';
+import { orderSummarySchema, phoneInput, PHONE_FORMAT } from './orders.js';
 
 export const customerLookupQuery = z.object({
-  phone: phoneInput,
-  recent_orders: queryInt(1, 20, 5),
+  phone: phoneInput.describe(`The customer's mobile number. ${PHONE_FORMAT}`),
+  recent_orders: queryInt(1, 20, 5).describe('How many latest orders to include, 1-20 (default 5).'),
 });
 
 export type CustomerLookupQuery = z.output<typeof customerLookupQuery>;

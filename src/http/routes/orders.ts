@@ -1,14 +1,14 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { OrderService } from './orders.service.js';
-import { errorResponses } from '../http/error-responses.js';
-import { orderLookupParams, orderLookupQuery, orderLookupSchema, orderSchema, placeOrderBody } from './orders.schemas.js';
+import type { Services } from '../../services.js';
+import { errorResponses } from '../../contract/error-responses.js';
+import { orderLookupParams, orderLookupQuery, orderLookupSchema, orderSchema, placeOrderBody } from '../../contract/orders.js';
 
 export const ORDER_BODY_LIMIT = 32 * 1024;
 
 /** REST door for orders: parse, call the service, shape. */
-export function registerOrderRoutes(api: FastifyInstance, { orders }: { orders: OrderService }): void {
+export function registerOrderRoutes(api: FastifyInstance, { orders }: Pick<Services, 'orders'>): void {
   const app = api.withTypeProvider<ZodTypeProvider>();
 
   app.post(

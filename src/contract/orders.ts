@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { Decimal } from '../lib/money.js';
 import { normalizePhone } from '../lib/phone.js';
 import { resolveDeliveryState } from '../lib/pincode.js';
-import { nullsAsAbsent } from '../lib/validation.js';
+import { nullsAsAbsent } from './validation.js';
 
 /** Largest quantity one line may ask for; keeps every total inside the numeric columns. */
 export const MAX_QUANTITY = 1_000_000;
@@ -28,6 +28,9 @@ const optionalText = (max: number) =>
     .optional();
 
 /** A phone as sent: 7–20 characters, then it must normalise to a reachable mobile number (E.164). */
+/** How a mobile number may be written, for parameter descriptions. */
+export const PHONE_FORMAT = "Any format ('98765 43210', '+91-98765-43210', '09876543210'), matched on the number; numbers without a country code are Indian. 7-20 characters.";
+
 export const phoneInput = z
   .string({ error: requiredAs('a mobile number as a string, e.g. "98765 43210"') })
   .trim()
@@ -222,11 +225,14 @@ export const orderLookupSchema = orderSummarySchema.extend({
 });
 
 export const orderLookupParams = z.object({
-  reference: z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters'),
+  reference: z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters').describe('Order number, order_id or external_reference. Max 100 characters.'),
 });
 
 export const orderLookupQuery = z.object({
-  phone: z.string({ error: 'must be given once, as a string' }).optional(),
+  phone: z
+    .string({ error: 'must be given once, as a string' })
+    .optional()
+    .describe(`Optional: the customer's mobile number; pass it whenever answering a customer, and the order is returned only if it is theirs. ${PHONE_FORMAT}`),
 });
 
 export type Order = z.infer<typeof orderSchema>;

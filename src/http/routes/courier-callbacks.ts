@@ -1,71 +1,17 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
-import { z } from 'zod';
-import type { Config } from '../config.js';
-import { mapShiprocketStatus, SHIPMENT_STATUSES, type ShipmentStatus } from '../couriers/index.js';
-import { memoryFailureCounter, redisFailureCounter } from '../http/auth.js';
-import { AppError, validationError } from '../lib/errors.js';
-import { Decimal } from '../lib/money.js';
-import type { FulfilmentService } from './lifecycle.service.js';
+import type { Config } from '../../config.js';
+import { mapShiprocketStatus, SHIPMENT_STATUSES, type ShipmentStatus } from '../../couriers/index.js';
+import { memoryFailureCounter, redisFailureCounter } from '../auth.js';
+import { AppError, validationError } from '../../contract/errors.js';
+import { issuesToDetails } from '../../contract/validation.js';
+import { Decimal } from '../../lib/money.js';
+import { courierCallbackBody } from '../../contract/courier-callbacks.js';
+import { parseSignatureHeader, SIGNATURE_HEADER, signatureMatches } from '../../couriers/callback-signature.js';
+import type { FulfilmentService } from '../../fulfilment/lifecycle.service.js';
 
-export const SIGNATURE_HEADER = 'x-courier-signature';
 const CALLBACK_BODY_LIMIT = 64 * 1024;
-/** v1 values one header may carry: the current secret's and, while a courier rotates, the old one's. */
-const MAX_SIGNATURES = 4;
-
-const hmacHex = (secret: string, t: number | string, rawBody: Buffer | string) => createHmac('sha256', secret).update(`${t}.`).update(rawBody).digest('hex');
-
-/**
- * The X-Courier-Signature value for a body: `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`
- * with the company's callback secret (Stripe's scheme). `at` defaults to now.
- */
-export const signCallback = (secret: string, rawBody: Buffer | string, at: number = Math.floor(Date.now() / 1000)) => `t=${at},v1=${hmacHex(secret, at, rawBody)}`;
-
-export type ParsedSignature = { t: number; v1: Buffer[] };
-
-/**
- * Strict parse of the header: comma-separated `t=<digits>` exactly once and one to four `v1=<64 hex>`, nothing
- * else (no other keys, no spaces, no trailing junk). Answers the reason when it does not parse.
- */
-export function parseSignatureHeader(value: string): ParsedSignature | string {
-  let t: number | undefined;
-  const v1: Buffer[] = [];
-  for (const part of value.trim().split(',')) {
-    const m = /^(t|v1)=(.*)$/.exec(part);
-    if (!m) return `unexpected element "${part.slice(0, 20)}"`;
-    if (m[1] === 't') {
-      if (t !== undefined) return 't= given twice';
-      if (!/^\d{1,12}$/.test(m[2])) return 't= must be unix seconds';
-      t = Number(m[2]);
-    } else {
-      if (!/^[0-9a-fA-F]{64}$/.test(m[2])) return 'v1= must be 64 hex digits';
-      if (v1.length === MAX_SIGNATURES) return `at most ${MAX_SIGNATURES} v1= values`;
-      v1.push(Buffer.from(m[2], 'hex'));
-    }
-  }
-  if (t === undefined) return 't= is missing';
-  if (v1.length === 0) return 'v1= is missing';
-  return { t, v1 };
-}
-
-function signatureMatches(secret: string, raw: Buffer, sig: ParsedSignature): boolean {
-  const expected = Buffer.from(hmacHex(secret, sig.t, raw), 'hex');
-  let ok = false;
-  for (const given of sig.v1) ok = timingSafeEqual(given, expected) || ok; // every value compared: no early exit
-  return ok;
-}
-
-const callbackBody = z.object({
-  awb: z.string().trim().min(1).max(64).optional(),
-  order_reference: z.string().trim().min(1).max(100).optional(),
-  // our status names, or the courier's own words ("OUT FOR DELIVERY") under either key
-  status: z.string().trim().min(1).max(60).optional(),
-  current_status: z.string().trim().min(1).max(60).optional(),
-  cod_collected: z.union([z.boolean(), z.string().regex(/^\d{1,12}(\.\d{1,2})?$/, 'must be true/false or an amount such as "499.00"')]).optional(),
-  note: z.string().max(500).optional(),
-});
 
 const FORMAT = `${SIGNATURE_HEADER}: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`;
 const unauthorized = (message: string) => new AppError('unauthorized', message);
@@ -161,8 +107,8 @@ export function registerCourierCallbackRoutes(app: FastifyInstance, deps: Callba
       } catch {
         throw validationError([{ path: '(body)', message: 'not valid JSON' }], 'request body is not valid JSON');
       }
-      const parsed = callbackBody.safeParse(json);
-      if (!parsed.success) throw validationError(parsed.error.issues.map((i) => ({ path: i.path.join('.') || '(body)', message: i.message })));
+      const parsed = courierCallbackBody.safeParse(json);
+      if (!parsed.success) throw validationError(issuesToDetails(parsed.error.issues, '(body)'));
       const b = parsed.data;
       if (!b.awb && !b.order_reference) throw validationError([{ path: 'awb', message: 'send awb or order_reference' }]);
       const text = b.status ?? b.current_status;

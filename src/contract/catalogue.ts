@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { queryInt } from '../lib/validation.js';
+import { pageSchema } from './paging.js';
+import { queryInt } from './validation.js';
 
 /** Only real booleans and the strings "true"/"false": z.coerce.boolean would read "false" as true. */
 const queryBoolean = z.union([z.boolean(), z.enum(['true', 'false']).transform((v) => v === 'true')], {
@@ -16,18 +17,25 @@ const filterText = (max: number) =>
 
 /** GET /catalog/products query, and the browse_catalog tool's arguments. */
 export const browseQuerySchema = z.object({
-  search: filterText(100),
-  category: filterText(80),
-  brand: filterText(80),
-  in_stock: queryBoolean.optional(),
-  limit: queryInt(1, 50, 20),
-  offset: queryInt(0, 10_000, 0),
+  search: filterText(100).describe(
+    "Words to match; every word must match somewhere in the product's name, SKU or description or in a variant's SKU, barcode, name or option values. Empty lists everything. Max 100 characters.",
+  ),
+  category: filterText(80).describe('Category id, slug or name (from the categories list); includes its sub-categories. Max 80 characters.'),
+  brand: filterText(80).describe('Brand id, slug or name. Max 80 characters.'),
+  in_stock: queryBoolean.optional().describe('When true, only products with at least one variant orderable now.'),
+  limit: queryInt(1, 50, 20).describe('Page size, 1-50 (default 20).'),
+  offset: queryInt(0, 10_000, 0).describe('Products to skip, 0-10000 (default 0).'),
 });
 export type BrowseQuery = z.output<typeof browseQuerySchema>;
 
 /** GET /catalog/products/{id} path, and the get_product_details tool's arguments. */
 export const productIdSchema = z.object({
-  id: z.string({ error: 'must be a string' }).trim().min(1, 'must not be empty').max(64, 'must be at most 64 characters'),
+  id: z
+    .string({ error: 'must be a string' })
+    .trim()
+    .min(1, 'must not be empty')
+    .max(64, 'must be at most 64 characters')
+    .describe("Product id or SKU, or a variant's SKU, id or barcode. Max 64 characters."),
 });
 
 const decimal = z.string();
@@ -71,14 +79,7 @@ export const productDetailSchema = productSchema.extend({
   images: z.array(z.object({ url: z.string(), alt: z.string().nullable(), variant_id: z.string().nullable() })),
 });
 
-export const browseResponseSchema = z.object({
-  data: z.array(productSchema),
-  count: z.number().int(),
-  total: z.number().int(),
-  limit: z.number().int(),
-  offset: z.number().int(),
-  has_more: z.boolean(),
-});
+export const browseResponseSchema = pageSchema(productSchema);
 
 export const productDetailResponseSchema = z.object({ data: productDetailSchema });
 
@@ -99,5 +100,4 @@ export const categoriesResponseSchema = z.object({
 export type Product = z.infer<typeof productSchema>;
 export type Variant = z.infer<typeof variantSchema>;
 export type ProductDetail = z.infer<typeof productDetailSchema>;
-export type BrowseResult = z.infer<typeof browseResponseSchema>;
 export type CategoriesResult = z.infer<typeof categoriesResponseSchema>['data'];

@@ -1,0 +1,56 @@
+import { parse, str, UsageError } from '../args.js';
+import type { CommandGroup } from '../command.js';
+import { printTable, show, type Column } from '../output.js';
+
+const KEY_COLUMNS: Column[] = [
+  { key: 'id', title: 'ID' },
+  { key: 'prefix', title: 'PREFIX' },
+  { key: 'name', title: 'NAME' },
+  { key: 'created_at', title: 'CREATED' },
+  { key: 'last_used_at', title: 'LAST USED' },
+  { key: 'revoked_at', title: 'REVOKED' },
+];
+
+const companyFlag = { company: { type: 'string' } } as const;
+
+/** `key create|list|revoke`. */
+export const keyCommands: CommandGroup = {
+  'key create': {
+    usage: 'key create --company <id|slug> [--name <label>]',
+    summary: 'create an API key (printed once, never again; at most 5 active per company)',
+    async run(args, ctx) {
+      const { values } = parse(args, { ...companyFlag, name: { type: 'string' } });
+      if (!str(values.company)) throw new UsageError('--company is required');
+      const company = await ctx.services.companies.get(str(values.company)!);
+      const { key, record } = await ctx.services.keys.create(company.id, str(values.name));
+      if (ctx.json) ctx.out(JSON.stringify({ key, ...record }, null, 2));
+      else {
+        ctx.out(printTable([record as unknown as Record<string, unknown>], KEY_COLUMNS));
+        ctx.out(`\nAPI key for ${company.slug} (shown only this once; store it now):\n\n    ${key}\n`);
+      }
+    },
+  },
+  'key list': {
+    usage: 'key list --company <id|slug>',
+    summary: "list a company's keys (visible prefix only)",
+    async run(args, ctx) {
+      const { values } = parse(args, companyFlag);
+      if (!str(values.company)) throw new UsageError('--company is required');
+      const company = await ctx.services.companies.get(str(values.company)!);
+      const keys = await ctx.services.keys.list(company.id);
+      show(ctx, keys, KEY_COLUMNS, keys as unknown as Record<string, unknown>[]);
+    },
+  },
+  'key revoke': {
+    usage: 'key revoke --company <id|slug> <key id|prefix>',
+    summary: 'revoke a key; refused from the very next request',
+    async run(args, ctx) {
+      const { values, pos } = parse(args, companyFlag, ['key id|prefix?']);
+      if (!str(values.company)) throw new UsageError('--company is required');
+      if (!pos[0]) throw new UsageError('name the key: its id (key_…) or prefix (cok_…)');
+      const company = await ctx.services.companies.get(str(values.company)!);
+      const record = await ctx.services.keys.revoke(company.id, pos[0]);
+      show(ctx, record, KEY_COLUMNS, [record as unknown as Record<string, unknown>]);
+    },
+  },
+};

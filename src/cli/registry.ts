@@ -1,0 +1,17 @@
+import type { CommandGroup } from './command.js';
+import { companyCommands } from './commands/companies.js';
+import { keyCommands } from './commands/keys.js';
+import { catalogCommands } from './commands/catalog.js';
+import { orderCommands } from './commands/orders.js';
+import { billingCommands } from './commands/billing.js';
+import { courierCommands } from './commands/couriers.js';
+
+/** Every admin command, group by group, in the order --help lists them. A new group is one line here. */
+export const COMMANDS: CommandGroup = {
+  ...companyCommands,
+  ...keyCommands,
+  ...catalogCommands,
+  ...orderCommands,
+  ...billingCommands,
+  ...courierCommands,
+};

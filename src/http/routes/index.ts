@@ -1,0 +1,27 @@
+import type { FastifyInstance } from 'fastify';
+import type { Redis } from 'ioredis';
+import type { Config } from '../../config.js';
+import type { Database } from '../../db/index.js';
+import type { Services } from '../../services.js';
+import { registerOrderRoutes } from './orders.js';
+import { registerCustomerRoutes } from './customers.js';
+import { registerCatalogueRoutes } from './catalogue.js';
+import { registerOpsRoutes } from './ops.js';
+import { registerMediaRoutes } from './media.js';
+import { registerCourierCallbackRoutes } from './courier-callbacks.js';
+import { registerMcpRoutes } from '../../mcp/mcp.routes.js';
+
+/** Routes outside the base path and without an API key: probes, signed photo links, signed courier callbacks. */
+export function registerPublicRoutes(app: FastifyInstance, { db, services, config, redis }: { db: Database; services: Services; config: Config; redis?: Redis }): void {
+  registerOpsRoutes(app, { db });
+  registerMediaRoutes(app, services);
+  registerCourierCallbackRoutes(app, { fulfilment: services.fulfilment, config, redis });
+}
+
+/** Every authenticated route under the base path; one line per door. */
+export async function registerApiRoutes(api: FastifyInstance, services: Services): Promise<void> {
+  registerOrderRoutes(api, services);
+  registerCustomerRoutes(api, services);
+  await registerCatalogueRoutes(api, services);
+  registerMcpRoutes(api, services);
+}
