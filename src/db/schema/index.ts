@@ -6,3 +6,4 @@ export * from './catalogue.js';
 export * from './customers.js';
 export * from './orders.js';
 export * from './fulfilment.js';
+export * from './select.js';
