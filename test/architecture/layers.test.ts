@@ -46,7 +46,11 @@ const KNOWN_TODAY: string[] = [
 const ROOT = join(import.meta.dirname, '..', '..');
 
 function globToRegExp(glob: string): RegExp {
-  const body = glob.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*\*/g, '\0').replace(/\*/g, '[^/]*').replace(/\0/g, '.*');
+  const body = glob
+    .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+    .replace(/\*\*/g, '\0')
+    .replace(/\*/g, '[^/]*')
+    .replace(/\0/g, '.*');
   return new RegExp(`^${body}$`);
 }
 const MATCHERS = LAYERS.flatMap(([layer, paths], rank) => paths.map((p) => ({ layer, rank, re: globToRegExp(p) })));
@@ -113,7 +117,10 @@ describe('import direction', () => {
     const upward = upwardImports(all);
     const known = upward.filter((e) => KNOWN_TODAY.includes(e));
     if (known.length) console.info(`[layers] ${known.length} known upward imports, to remove (issue 13):\n  ${known.join('\n  ')}`);
-    expect(upward.filter((e) => !KNOWN_TODAY.includes(e)), 'new upward imports').toEqual([]);
+    expect(
+      upward.filter((e) => !KNOWN_TODAY.includes(e)),
+      'new upward imports',
+    ).toEqual([]);
     expect(
       KNOWN_TODAY.filter((e) => !upward.includes(e)),
       'KNOWN_TODAY lists edges that no longer exist: remove them',

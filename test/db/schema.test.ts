@@ -36,7 +36,12 @@ function normaliseType(type: string): string {
 /** `(status = 'open'::text)` and `status = 'open'` alike. */
 function normalisePredicate(pred: string | null | undefined): string {
   if (!pred) return '';
-  return pred.toLowerCase().replace(/::text/g, '').replace(/["()]/g, '').replace(/\s+/g, ' ').trim();
+  return pred
+    .toLowerCase()
+    .replace(/::text/g, '')
+    .replace(/["()]/g, '')
+    .replace(/\s+/g, ' ')
+    .trim();
 }
 
 const dialect = new PgDialect();
@@ -116,11 +121,7 @@ async function migratedShape(db: TestDatabase['db'], table: string): Promise<Tab
   };
 }
 
-const declared = new Map(
-  (Object.values(schema) as unknown[])
-    .filter((v): v is PgTable => is(v, PgTable))
-    .map((t) => [getTableConfig(t).name, t]),
-);
+const declared = new Map((Object.values(schema) as unknown[]).filter((v): v is PgTable => is(v, PgTable)).map((t) => [getTableConfig(t).name, t]));
 
 describe('the schema declared in TypeScript matches the migrated database', () => {
   let t: TestDatabase;

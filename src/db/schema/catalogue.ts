@@ -67,9 +67,15 @@ export const products = pgTable(
     foreignKey({ columns: [t.company_id, t.category_id], foreignColumns: [categories.company_id, categories.id] }),
     foreignKey({ columns: [t.company_id, t.brand_id], foreignColumns: [brands.company_id, brands.id] }),
     index('products_search').using('gin', t.search_text.op('gin_trgm_ops')),
-    index('products_browse').on(t.company_id, t.sort_name, t.id).where(sql`listed`),
-    index('products_category').on(t.company_id, t.category_id).where(sql`listed`),
-    index('products_brand').on(t.company_id, t.brand_id).where(sql`listed`),
+    index('products_browse')
+      .on(t.company_id, t.sort_name, t.id)
+      .where(sql`listed`),
+    index('products_category')
+      .on(t.company_id, t.category_id)
+      .where(sql`listed`),
+    index('products_brand')
+      .on(t.company_id, t.brand_id)
+      .where(sql`listed`),
   ],
 );
 
@@ -94,9 +100,13 @@ export const variants = pgTable(
     primaryKey({ columns: [t.company_id, t.id] }),
     unique().on(t.company_id, t.sku),
     foreignKey({ columns: [t.company_id, t.product_id], foreignColumns: [products.company_id, products.id] }),
-    uniqueIndex('variants_barcode').on(t.company_id, t.barcode).where(sql`barcode IS NOT NULL`),
+    uniqueIndex('variants_barcode')
+      .on(t.company_id, t.barcode)
+      .where(sql`barcode IS NOT NULL`),
     index('variants_product').on(t.company_id, t.product_id, t.position),
-    index('variants_active_product').on(t.company_id, t.product_id).where(sql`active`),
+    index('variants_active_product')
+      .on(t.company_id, t.product_id)
+      .where(sql`active`),
   ],
 );
 
@@ -127,7 +137,9 @@ export const stockLocations = pgTable(
     id: text().notNull(),
     code: text().notNull(),
     name: text().notNull(),
-    kind: text({ enum: ['warehouse', 'store'] }).notNull().default('warehouse'),
+    kind: text({ enum: ['warehouse', 'store'] })
+      .notNull()
+      .default('warehouse'),
     active: boolean().notNull().default(true),
     ships_orders: boolean().notNull().default(false),
     created_at: timestamptz().notNull().defaultNow(),
@@ -136,7 +148,9 @@ export const stockLocations = pgTable(
     primaryKey({ columns: [t.company_id, t.id] }),
     unique().on(t.company_id, t.code),
     // Exactly one location per company is where orders ship from.
-    uniqueIndex('stock_locations_ship_from').on(t.company_id).where(sql`ships_orders`),
+    uniqueIndex('stock_locations_ship_from')
+      .on(t.company_id)
+      .where(sql`ships_orders`),
   ],
 );
 

@@ -7,9 +7,13 @@ export const companies = pgTable('companies', {
   id: text().primaryKey(),
   name: text().notNull(),
   slug: text().notNull().unique(),
-  status: text({ enum: ['active', 'inactive'] }).notNull().default('active'),
+  status: text({ enum: ['active', 'inactive'] })
+    .notNull()
+    .default('active'),
   // 'commerce' includes orders and inventory; 'messaging' does not (the API answers 403).
-  plan: text({ enum: ['commerce', 'messaging'] }).notNull().default('commerce'),
+  plan: text({ enum: ['commerce', 'messaging'] })
+    .notNull()
+    .default('commerce'),
   auto_courier_booking: boolean().notNull().default(false),
   created_at: timestamptz().notNull().defaultNow(),
   updated_at: timestamptz().notNull().defaultNow(),
@@ -33,7 +37,9 @@ export const apiKeys = pgTable(
   (t) => [
     primaryKey({ columns: [t.company_id, t.id] }),
     uniqueIndex('api_keys_key_hash').on(t.key_hash),
-    index('api_keys_active').on(t.company_id).where(sql`revoked_at IS NULL`),
+    index('api_keys_active')
+      .on(t.company_id)
+      .where(sql`revoked_at IS NULL`),
   ],
 );
 

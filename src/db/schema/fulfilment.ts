@@ -17,7 +17,9 @@ export const jobs = pgTable(
     id: text().notNull(),
     kind: text().notNull(),
     order_id: text(),
-    status: text({ enum: ['pending', 'done', 'failed'] }).notNull().default('pending'),
+    status: text({ enum: ['pending', 'done', 'failed'] })
+      .notNull()
+      .default('pending'),
     run_at: timestamptz().notNull().defaultNow(),
     attempts: integer().notNull().default(0),
     last_error: text(),
@@ -28,8 +30,12 @@ export const jobs = pgTable(
   },
   (t) => [
     primaryKey({ columns: [t.company_id, t.id] }),
-    index('jobs_due').on(t.run_at).where(sql`status = 'pending'`),
-    uniqueIndex('jobs_one_pending_per_order').on(t.company_id, t.kind, t.order_id).where(sql`status = 'pending'`),
+    index('jobs_due')
+      .on(t.run_at)
+      .where(sql`status = 'pending'`),
+    uniqueIndex('jobs_one_pending_per_order')
+      .on(t.company_id, t.kind, t.order_id)
+      .where(sql`status = 'pending'`),
   ],
 );
 
@@ -73,7 +79,9 @@ export const shipments = pgTable(
     primaryKey({ columns: [t.company_id, t.id] }),
     unique().on(t.company_id, t.order_id),
     foreignKey({ columns: [t.company_id, t.order_id], foreignColumns: [orders.company_id, orders.id] }),
-    uniqueIndex('shipments_awb').on(t.company_id, t.awb).where(sql`awb IS NOT NULL`),
+    uniqueIndex('shipments_awb')
+      .on(t.company_id, t.awb)
+      .where(sql`awb IS NOT NULL`),
   ],
 );
 
@@ -150,7 +158,9 @@ export const payments = pgTable(
     foreignKey({ columns: [t.company_id, t.invoice_id], foreignColumns: [invoices.company_id, invoices.id] }),
     foreignKey({ name: 'payments_shipment_fk', columns: [t.company_id, t.shipment_id], foreignColumns: [shipments.company_id, shipments.id] }),
     index('payments_invoice').on(t.company_id, t.invoice_id),
-    uniqueIndex('payments_one_per_shipment').on(t.company_id, t.shipment_id).where(sql`shipment_id IS NOT NULL`),
+    uniqueIndex('payments_one_per_shipment')
+      .on(t.company_id, t.shipment_id)
+      .where(sql`shipment_id IS NOT NULL`),
   ],
 );
 
@@ -174,8 +184,12 @@ export const courierHolds = pgTable(
     primaryKey({ columns: [t.company_id, t.id] }),
     foreignKey({ columns: [t.company_id, t.order_id], foreignColumns: [orders.company_id, orders.id] }),
     foreignKey({ columns: [t.company_id, t.shipment_id], foreignColumns: [shipments.company_id, shipments.id] }),
-    uniqueIndex('courier_holds_open').on(t.company_id, t.shipment_id, t.status).where(sql`resolved_at IS NULL`),
-    index('courier_holds_unresolved').on(t.company_id, t.created_at).where(sql`resolved_at IS NULL`),
+    uniqueIndex('courier_holds_open')
+      .on(t.company_id, t.shipment_id, t.status)
+      .where(sql`resolved_at IS NULL`),
+    index('courier_holds_unresolved')
+      .on(t.company_id, t.created_at)
+      .where(sql`resolved_at IS NULL`),
   ],
 );
 

@@ -81,7 +81,9 @@ export const stockReservations = pgTable(
     variant_id: text().notNull(),
     location_id: text().notNull(),
     quantity: numeric({ precision: 14, scale: 3 }).notNull(),
-    status: text({ enum: ['open', 'released', 'converted'] }).notNull().default('open'),
+    status: text({ enum: ['open', 'released', 'converted'] })
+      .notNull()
+      .default('open'),
     created_at: timestamptz().notNull().defaultNow(),
     closed_at: timestamptz(),
   },
@@ -93,7 +95,9 @@ export const stockReservations = pgTable(
       foreignColumns: [stockLevels.company_id, stockLevels.variant_id, stockLevels.location_id],
     }),
     index('stock_reservations_order').on(t.company_id, t.order_id),
-    index('stock_reservations_open').on(t.company_id, t.variant_id, t.location_id).where(sql`status = 'open'`),
+    index('stock_reservations_open')
+      .on(t.company_id, t.variant_id, t.location_id)
+      .where(sql`status = 'open'`),
   ],
 );
 
