@@ -133,7 +133,7 @@ async function startServer(): Promise<{ child: ChildProcess; port: number }> {
   });
   const port = await new Promise<number>((resolve, reject) => {
     let out = '';
-    child.stdout!.on('data', (chunk) => {
+    child.stdout.on('data', (chunk) => {
       out += chunk;
       const m = /BENCH_SERVER_READY (\d+)/.exec(out);
       if (m) resolve(Number(m[1]));
@@ -293,7 +293,7 @@ const TARGETS: Target[] = [
 
 function machine(): string {
   const cpu = cpus()[0]?.model ?? 'unknown CPU';
-  let pgVersion = '';
+  let pgVersion: string;
   try {
     pgVersion = execFileSync('psql', [SERVER_URL, '-tAc', 'SHOW server_version'], { encoding: 'utf8' }).trim();
   } catch {

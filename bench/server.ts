@@ -26,5 +26,6 @@ const stop = async () => {
   await db.close();
   process.exit(0);
 };
-process.on('SIGTERM', stop);
-process.on('SIGINT', stop);
+// stop() ends the process itself; a failure to close is an unhandled rejection, which ends it too.
+process.on('SIGTERM', () => void stop());
+process.on('SIGINT', () => void stop());

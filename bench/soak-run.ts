@@ -59,6 +59,17 @@ export async function seedSoakCompany(db: Db, services: { companies: { create(i:
   return { companyId: company.id, key, hot: all.filter((v) => v.sku.startsWith('HOT')).map((v) => v.sku), cold: all.filter((v) => v.sku.startsWith('COLD')).map((v) => v.sku) };
 }
 
+/** What the soak reads of an answer: an order's id, a retry's duplicate flag, the products a read showed. */
+interface ShownProduct {
+  order_id?: string;
+  variants?: { sku: string; available: string }[];
+}
+interface SoakBody {
+  data?: ShownProduct | ShownProduct[];
+  duplicate?: boolean;
+}
+const orderIdOf = (body: SoakBody | undefined) => (Array.isArray(body?.data) ? undefined : body?.data?.order_id);
+
 interface Outcome {
   ref: string;
   phone: string;
@@ -104,7 +115,7 @@ export async function runSoak(seed: SoakSeed, opts: SoakOptions): Promise<SoakRe
     requests++;
     const res = await fetch(`${base}${path}`, { method: init.method ?? 'GET', headers, body: init.body === undefined ? undefined : JSON.stringify(init.body) });
     const text = await res.text();
-    return { status: res.status, body: text ? JSON.parse(text) : undefined };
+    return { status: res.status, body: text ? (JSON.parse(text) as SoakBody) : undefined };
   };
   const count = (status: number) => (otherStatuses[status] = (otherStatuses[status] ?? 0) + 1);
 
@@ -123,15 +134,15 @@ export async function runSoak(seed: SoakSeed, opts: SoakOptions): Promise<SoakRe
       payment: i % 2 ? 'cod' : 'prepaid',
     };
     const r = await call(base, '/orders', { method: 'POST', body });
-    const outcome: Outcome = { ref, phone, status: r.status, orderId: r.body?.data?.order_id };
+    const outcome: Outcome = { ref, phone, status: r.status, orderId: orderIdOf(r.body) };
     if (r.status !== 201 && r.status !== 409) count(r.status);
     // one in ten clients retries (as after a lost response), on another instance when there are two
     if (r.status === 201 && Math.random() < 0.1) {
       retries++;
       const again = await call(pick(baseUrls), '/orders', { method: 'POST', body });
       outcome.retryStatus = again.status;
-      outcome.retryOrderId = again.body?.data?.order_id;
-      if (again.status === 200 && again.body.duplicate === true && outcome.retryOrderId === outcome.orderId) retriesSameOrder++;
+      outcome.retryOrderId = orderIdOf(again.body);
+      if (again.status === 200 && again.body?.duplicate === true && outcome.retryOrderId === outcome.orderId) retriesSameOrder++;
       else problems.push(`retry of ${ref} answered ${again.status} ${outcome.retryOrderId} (first ${outcome.orderId})`);
     }
     outcomes.push(outcome);

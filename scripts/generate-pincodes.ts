@@ -79,7 +79,7 @@ for (const line of readFileSync(geonamesFile, 'utf8').split('\n')) {
   if (!line.trim()) continue;
   const cols = line.split('\t');
   if (cols[0] !== 'IN') throw new Error(`unexpected GeoNames line: ${line}`);
-  add(cols[1]!.trim(), cols[3]!, counts.geonames);
+  add(cols[1].trim(), cols[3], counts.geonames);
 }
 
 // India Post directory: [{ name, pincode (number), district, state, ... }]
@@ -106,7 +106,7 @@ for (const [pin, set] of statesByPin) {
   const prefix = pin.slice(0, 3);
   const suffix = Number(pin.slice(3));
   let m = byPrefix.get(prefix);
-  if (!m) byPrefix.set(prefix, (m = new Map()));
+  if (!m) byPrefix.set(prefix, (m = new Map<number, number[]>()));
   for (const s of set) {
     const i = stateIndex.get(s)!;
     let list = m.get(i);
@@ -120,7 +120,7 @@ function runs(nums: number[]): string {
   const parts: string[] = [];
   for (let i = 0; i < nums.length; ) {
     let j = i;
-    while (j + 1 < nums.length && nums[j + 1] === nums[j]! + 1) j++;
+    while (j + 1 < nums.length && nums[j + 1] === nums[j] + 1) j++;
     parts.push(j === i ? `${nums[i]}` : `${nums[i]}-${nums[j]}`);
     i = j + 1;
   }

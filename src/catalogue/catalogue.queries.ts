@@ -1,5 +1,6 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../db/index.js';
+import type { BrandRow, CategoryRow, ProductPhotoRow, ProductRow, VariantRow } from '../db/schema/index.js';
 
 /**
  * A product is shown (browse, detail, counts) when it is listed: active with at least one active variant
@@ -63,7 +64,7 @@ export async function countProducts(db: Db, companyId: string, f: PageFilter): P
 
 /** Ids of the categories named by id, slug or name (case-insensitive), with all their sub-categories. */
 export async function categoryTreeIds(db: Db, companyId: string, ref: string): Promise<string[]> {
-  const rows = await db.query<{ id: string }>(
+  const rows = await db.query<Pick<CategoryRow, 'id'>>(
     sql`WITH RECURSIVE tree AS (
           SELECT id FROM categories
           WHERE company_id = ${companyId} AND (id = ${ref} OR lower(slug) = lower(${ref}) OR lower(name) = lower(${ref}))
@@ -78,49 +79,33 @@ export async function categoryTreeIds(db: Db, companyId: string, ref: string): P
 }
 
 export async function brandIds(db: Db, companyId: string, ref: string): Promise<string[]> {
-  const rows = await db.query<{ id: string }>(
+  const rows = await db.query<Pick<BrandRow, 'id'>>(
     sql`SELECT id FROM brands WHERE company_id = ${companyId} AND (id = ${ref} OR lower(slug) = lower(${ref}) OR lower(name) = lower(${ref}))`,
     'catalogue_brand_ids',
   );
   return rows.map((r) => r.id);
 }
 
-export interface VariantRow {
-  id: string;
-  sku: string;
-  barcode: string | null;
-  name: string;
-  attributes: Record<string, string>;
-  /** decimal text, 2 places */
-  selling_price: string;
-  mrp: string;
+/** An active variant with its stock figures, as built in JSON by productSelect (numbers as decimal text). */
+export type ListedVariant = Pick<VariantRow, 'id' | 'sku' | 'barcode' | 'name' | 'attributes' | 'selling_price' | 'mrp'> & {
   /** decimal text, 3 places, never negative */
   available: string;
   available_total: string;
   in_stock: boolean;
-}
+};
 
-export interface PhotoRow {
-  path: string;
-  alt: string | null;
-  variant_id: string | null;
-}
+export type ListedPhoto = Pick<ProductPhotoRow, 'path' | 'alt' | 'variant_id'>;
 
-export interface ProductRow {
-  id: string;
-  sku: string;
-  name: string;
-  description: string | null;
-  unit: string;
-  hsn_code: string | null;
-  tax_rate: string;
-  category_id: string | null;
-  category_name: string | null;
-  category_slug: string | null;
-  category_parent: string | null;
-  brand_id: string | null;
-  brand_name: string | null;
-  variants: VariantRow[];
+/** A listed product with its category, brand, active variants and photos: one row of productSelect. */
+export type ListedProduct = Pick<ProductRow, 'id' | 'sku' | 'name' | 'description' | 'unit' | 'hsn_code' | 'tax_rate'> & {
+  // from LEFT JOINs: null when the product has no category or brand
+  category_id: CategoryRow['id'] | null;
+  category_name: CategoryRow['name'] | null;
+  category_slug: CategoryRow['slug'] | null;
+  category_parent: CategoryRow['name'] | null;
+  brand_id: BrandRow['id'] | null;
+  brand_name: BrandRow['name'] | null;
+  variants: ListedVariant[];
   /** sums over the active variants, decimal text with 3 places */
   available: string;
   available_total: string;
@@ -128,8 +113,8 @@ export interface ProductRow {
   /** lowest and highest selling price of the active variants (null when none) */
   price_min: string | null;
   price_max: string | null;
-  photos: PhotoRow[];
-}
+  photos: ListedPhoto[];
+};
 
 /**
  * A product with its active variants (stock figures included) and photos, as one row: the select list and
@@ -183,9 +168,9 @@ function productSelect(companyId: string, extra: SQL = sql``): SQL {
  * One browse page in full, in one round trip: the page's ids come first from the (company_id, sort_name, id)
  * index (LIMIT/OFFSET over ids only, never over joined rows), then only those products are assembled.
  */
-export async function productPage(db: Db, companyId: string, f: PageFilter, limit: number, offset: number): Promise<ProductRow[]> {
+export async function productPage(db: Db, companyId: string, f: PageFilter, limit: number, offset: number): Promise<ListedProduct[]> {
   const { where, shape } = filterSql(companyId, f);
-  return db.query<ProductRow>(
+  return db.query<ListedProduct>(
     sql`WITH page AS MATERIALIZED (
           SELECT p.id, p.sort_name FROM products p WHERE ${where} ORDER BY p.sort_name, p.id LIMIT ${limit} OFFSET ${offset})
         ${productSelect(companyId)}
@@ -201,8 +186,8 @@ export async function productPage(db: Db, companyId: string, f: PageFilter, limi
  * variant SKU, product SKU, barcode (exact, case-sensitive, as SKUs are unique per company). Undefined when
  * nothing matches, or the product is not listed, or the id named an inactive variant.
  */
-export async function productByRef(db: Db, companyId: string, ref: string): Promise<(ProductRow & { matched_variant_id: string | null }) | undefined> {
-  const rows = await db.query<ProductRow & { matched_variant_id: string | null }>(
+export async function productByRef(db: Db, companyId: string, ref: string): Promise<(ListedProduct & { matched_variant_id: VariantRow['id'] | null }) | undefined> {
+  const rows = await db.query<ListedProduct & { matched_variant_id: VariantRow['id'] | null }>(
     sql`WITH m AS MATERIALIZED (
           SELECT product_id, variant_id FROM (
             SELECT id AS product_id, NULL::text AS variant_id, 1 AS rank FROM products WHERE company_id = ${companyId} AND id = ${ref}
@@ -221,7 +206,7 @@ export async function productByRef(db: Db, companyId: string, ref: string): Prom
 }
 
 export async function categoryEntries(db: Db, companyId: string) {
-  return db.query<{ id: string; name: string; slug: string; parent_id: string | null; product_count: number }>(
+  return db.query<Pick<CategoryRow, 'id' | 'name' | 'slug' | 'parent_id'> & { product_count: number }>(
     sql`SELECT c.id, c.name, c.slug, c.parent_id, coalesce(n.count, 0)::int AS product_count
         FROM categories c
         LEFT JOIN (SELECT p.category_id, count(*) FROM products p WHERE p.company_id = ${companyId} AND ${visible} GROUP BY p.category_id) n
@@ -233,7 +218,7 @@ export async function categoryEntries(db: Db, companyId: string) {
 }
 
 export async function brandEntries(db: Db, companyId: string) {
-  return db.query<{ id: string; name: string; slug: string; product_count: number }>(
+  return db.query<Pick<BrandRow, 'id' | 'name' | 'slug'> & { product_count: number }>(
     sql`SELECT b.id, b.name, b.slug, coalesce(n.count, 0)::int AS product_count
         FROM brands b
         LEFT JOIN (SELECT p.brand_id, count(*) FROM products p WHERE p.company_id = ${companyId} AND ${visible} GROUP BY p.brand_id) n

@@ -10,7 +10,7 @@ import * as q from './catalogue.queries.js';
  * Product row -> the spec's Product shape. Every figure arrives as exact decimal text from SQL (availability
  * and price range over active variants); here only photos, options and the shape are assembled.
  */
-function shapeProduct(row: q.ProductRow, link: PhotoLinker): Product {
+function shapeProduct(row: q.ListedProduct, link: PhotoLinker): Product {
   const mainPhoto = row.photos.find((ph) => ph.variant_id === null) ?? row.photos[0];
   const productImage = mainPhoto ? link(mainPhoto.path) : null;
   const options: Record<string, string[]> = {};

@@ -1,18 +1,15 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { Decimal } from '../lib/money.js';
 import type { Db } from '../db/index.js';
+import type { VariantRow } from '../db/schema/index.js';
 import type { Tenant } from '../keys/keys.service.js';
 import { notFound } from '../contract/errors.js';
 import { likeWord, searchWords } from './catalogue.queries.js';
 import type { Item, ItemsQuery } from '../contract/items.js';
 import type { Page } from '../contract/paging.js';
 
-interface ItemRow {
-  sku: string;
-  name: string;
-  price: string;
-  available: string;
-}
+/** name: the product's name with the variant's; price: its selling price; available: decimal text, 3 places. */
+type ItemRow = Pick<VariantRow, 'sku' | 'name'> & { price: VariantRow['selling_price']; available: string };
 
 /** One orderable row per active variant; available as in the catalogue (ship-from on hand - reserved, >= 0). */
 function itemsSql(companyId: string, where: SQL): SQL {

@@ -1,21 +1,12 @@
 import { sql } from 'drizzle-orm';
 import type { Db } from '../db/index.js';
+import { columnList, companies, type CompanyRow } from '../db/schema/index.js';
 import { AppError, notFound } from '../contract/errors.js';
 import { newId } from '../lib/ids.js';
 
-export type CompanyStatus = 'active' | 'inactive';
-export type CompanyPlan = 'commerce' | 'messaging';
-
-export interface Company {
-  id: string;
-  name: string;
-  slug: string;
-  status: CompanyStatus;
-  plan: CompanyPlan;
-  auto_courier_booking: boolean;
-  created_at: Date;
-  updated_at: Date;
-}
+export type Company = CompanyRow;
+export type CompanyStatus = Company['status'];
+export type CompanyPlan = Company['plan'];
 
 export interface CompanyInput {
   name: string;
@@ -25,7 +16,7 @@ export interface CompanyInput {
   auto_courier_booking?: boolean;
 }
 
-const COLUMNS = sql`id, name, slug, status, plan, auto_courier_booking, created_at, updated_at`;
+const COLUMNS = columnList(companies, ['id', 'name', 'slug', 'status', 'plan', 'auto_courier_booking', 'created_at', 'updated_at']);
 
 export function slugify(name: string): string {
   return name

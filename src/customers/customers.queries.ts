@@ -1,20 +1,22 @@
 import { sql } from 'drizzle-orm';
 import type { Db } from '../db/index.js';
+import { columnList, customers, type CustomerRow as CustomerRecord, type OrderRow } from '../db/schema/index.js';
 
-export interface CustomerRow {
-  id: string;
-  name: string;
-  phone_e164: string;
-  email: string | null;
-  address_name: string | null;
-  address_line1: string | null;
-  address_line2: string | null;
-  city: string | null;
-  state: string | null;
-  pincode: string | null;
-  address_phone: string | null;
-  messaging_opted_out: boolean;
-}
+const CUSTOMER_FIELDS = [
+  'id',
+  'name',
+  'phone_e164',
+  'email',
+  'address_name',
+  'address_line1',
+  'address_line2',
+  'city',
+  'state',
+  'pincode',
+  'address_phone',
+  'messaging_opted_out',
+] as const;
+export type CustomerRow = Pick<CustomerRecord, (typeof CUSTOMER_FIELDS)[number]>;
 
 export interface AddressFields {
   name: string | null;
@@ -26,7 +28,7 @@ export interface AddressFields {
   phone: string | null;
 }
 
-const COLUMNS = sql`id, name, phone_e164, email, address_name, address_line1, address_line2, city, state, pincode, address_phone, messaging_opted_out`;
+const COLUMNS = columnList(customers, CUSTOMER_FIELDS);
 
 export async function findCustomerByPhone(db: Db, companyId: string, phoneE164: string): Promise<CustomerRow | undefined> {
   const rows = await db.query<CustomerRow>(
@@ -47,15 +49,7 @@ export async function upsertCustomer(
   return rows[0];
 }
 
-export interface OrderSummaryRow {
-  id: string;
-  order_number: string;
-  status: string;
-  amount: string;
-  currency: string;
-  created_at: Date;
-  external_reference: string | null;
-}
+export type OrderSummaryRow = Pick<OrderRow, 'id' | 'order_number' | 'status' | 'amount' | 'currency' | 'created_at' | 'external_reference'>;
 
 /** The customer's latest orders, newest first; drafts are never shown. */
 export async function recentOrders(db: Db, companyId: string, customerId: string, limit: number): Promise<OrderSummaryRow[]> {

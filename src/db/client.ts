@@ -38,7 +38,8 @@ const pgTypes = {
   getTypeParser(oid: number, format?: 'text' | 'binary') {
     if (oid === PG_INT8 || oid === PG_NUMERIC) return (v: string) => v;
     if (oid === PG_TIMESTAMP) return (v: string) => new Date(`${v.replace(' ', 'T')}Z`);
-    return pg.types.getTypeParser(oid, format ?? 'text');
+    // pg-types declares its parsers as `any`: each takes the text form and returns the driver's value.
+    return pg.types.getTypeParser(oid, format ?? 'text') as (v: string) => unknown;
   },
 };
 const pgliteParsers = {
@@ -71,7 +72,7 @@ type PgQueryable = Pick<pg.PoolClient, 'query'>;
 function pgRunner(client: PgQueryable): Db['query'] {
   return async <T>(query: SQL, name?: string) => {
     const { sql: text, params } = dialect.sqlToQuery(query);
-    const res = await client.query({ text, values: params as unknown[], name, types: pgTypes });
+    const res = await client.query({ text, values: params, name, types: pgTypes });
     return res.rows as T[];
   };
 }
@@ -183,6 +184,7 @@ function acquireDataDirLock(dataDir: string): () => void {
         throw new Error(
           `The embedded database folder ${resolve(dataDir)} is in use by process ${pid}. ` +
             'Stop that process, or set DATA_DIR to another folder, or set DATABASE_URL to use a PostgreSQL server.',
+          { cause: err },
         );
       }
       rmSync(lockPath, { force: true });
@@ -205,7 +207,7 @@ type PGliteQueryable = Pick<PGlite, 'query'> | PGliteTx;
 function pgliteRunner(client: PGliteQueryable): Db['query'] {
   return async <T>(query: SQL) => {
     const { sql: text, params } = dialect.sqlToQuery(query);
-    const res = await client.query<T>(text, params as unknown[], { parsers: pgliteParsers });
+    const res = await client.query<T>(text, params, { parsers: pgliteParsers });
     return res.rows;
   };
 }

@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'drizzle-orm';
 import type { Database } from './client.js';
+import type { schemaMigrations } from './schema/index.js';
 
 export const MIGRATIONS_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'migrations');
 const MIGRATION_LOCK = 72_611_001; // advisory lock key: instances starting together migrate one at a time
@@ -15,7 +16,7 @@ export async function migrate(db: Database, dir: string = MIGRATIONS_DIR, log?: 
   const applied: string[] = [];
   await db.execScriptsLocked(MIGRATION_LOCK, async (exec, tx) => {
     await exec('CREATE TABLE IF NOT EXISTS schema_migrations (version text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())');
-    const done = new Set((await tx.query<{ version: string }>(sql`SELECT version FROM schema_migrations`)).map((r) => r.version));
+    const done = new Set((await tx.query<Pick<typeof schemaMigrations.$inferSelect, 'version'>>(sql`SELECT version FROM schema_migrations`)).map((r) => r.version));
     for (const file of files) {
       if (done.has(file)) continue;
       log?.(`applying migration ${file}`);

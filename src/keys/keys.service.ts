@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import type { Db } from '../db/index.js';
+import { apiKeys, columnList, type ApiKeyRow, type CompanyRow } from '../db/schema/index.js';
 import { AppError, notFound } from '../contract/errors.js';
 import { newId, randomAlnum } from '../lib/ids.js';
 
@@ -17,15 +18,9 @@ export interface Tenant {
   keyPrefix: string;
 }
 
-export interface KeyRecord {
-  id: string;
-  company_id: string;
-  prefix: string;
-  name: string | null;
-  created_at: Date;
-  last_used_at: Date | null;
-  revoked_at: Date | null;
-}
+const KEY_FIELDS = ['id', 'company_id', 'prefix', 'name', 'created_at', 'last_used_at', 'revoked_at'] as const;
+/** A key as shown to staff: everything but its hash. */
+export type KeyRecord = Pick<ApiKeyRow, (typeof KEY_FIELDS)[number]>;
 
 export function hashKey(key: string): Buffer {
   return createHash('sha256').update(key, 'utf8').digest();
@@ -40,7 +35,7 @@ export type AuthOutcome =
   | { ok: false; reason: 'unauthorized' }
   | { ok: false; reason: 'forbidden'; message: string };
 
-const KEY_COLUMNS = sql`id, company_id, prefix, name, created_at, last_used_at, revoked_at`;
+const KEY_COLUMNS = columnList(apiKeys, KEY_FIELDS);
 
 export function createKeyService({ db }: { db: Db }) {
   return {
@@ -90,16 +85,9 @@ export function createKeyService({ db }: { db: Db }) {
     async authenticate(key: string): Promise<AuthOutcome> {
       if (!isWellFormedKey(key)) return { ok: false, reason: 'unauthorized' };
       const hash = hashKey(key);
-      const rows = await db.query<{
-        id: string;
-        company_id: string;
-        prefix: string;
-        key_hash: Buffer | Uint8Array;
-        revoked: boolean;
-        status: string;
-        plan: string;
-        stale: boolean;
-      }>(
+      const rows = await db.query<
+        Pick<ApiKeyRow, 'id' | 'company_id' | 'prefix' | 'key_hash'> & Pick<CompanyRow, 'status' | 'plan'> & { revoked: boolean; stale: boolean }
+      >(
         sql`SELECT k.id, k.company_id, k.prefix, k.key_hash, k.revoked_at IS NOT NULL AS revoked, c.status, c.plan,
                    (k.last_used_at IS NULL OR k.last_used_at < now() - interval '1 minute') AS stale
             FROM api_keys k JOIN companies c ON c.id = k.company_id

@@ -106,9 +106,9 @@ export function statesForPincode(pin: string): string[] {
   const n = parsePin(pin);
   if (n === null) return [];
   const known = statesByPin.get(n);
-  if (known) return known.map((i) => table.states[i]!);
+  if (known) return known.map((i) => table.states[i]);
   const prefixState = table.prefixState[String(Math.floor(n / 1000))];
-  return prefixState === undefined ? [] : [table.states[prefixState]!];
+  return prefixState === undefined ? [] : [table.states[prefixState]];
 }
 
 export type DeliveryStateResult = { ok: true; state: string } | { ok: false; message: string };
@@ -131,7 +131,7 @@ export function resolveDeliveryState(pin: string, givenState?: string | null): D
   const candidates = statesForPincode(pinText);
 
   if (candidates.length === 1) {
-    const state = candidates[0]!;
+    const state = candidates[0];
     if (given !== null && givenOfficial !== state) {
       return {
         ok: false,

@@ -10,7 +10,8 @@ const upstreamPort = Number(process.argv[2]);
 const proto = process.argv[3] ?? 'http';
 
 const server = createServer((req, res) => {
-  const prior = req.headers['x-forwarded-for'];
+  const forwarded = req.headers['x-forwarded-for'];
+  const prior = Array.isArray(forwarded) ? forwarded.join(', ') : forwarded;
   const client = req.socket.remoteAddress ?? '';
   const headers = {
     ...req.headers,

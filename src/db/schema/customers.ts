@@ -1,0 +1,30 @@
+import { boolean, pgTable, primaryKey, text, unique } from 'drizzle-orm/pg-core';
+import { timestamptz } from './columns.js';
+import { companies } from './companies.js';
+
+/** Migration 0003; written through the upsert_customer() SQL function (0007). */
+export const customers = pgTable(
+  'customers',
+  {
+    company_id: text()
+      .notNull()
+      .references(() => companies.id),
+    id: text().notNull(),
+    name: text().notNull(),
+    phone_e164: text().notNull(),
+    email: text(),
+    address_name: text(),
+    address_line1: text(),
+    address_line2: text(),
+    city: text(),
+    state: text(),
+    pincode: text(),
+    address_phone: text(),
+    messaging_opted_out: boolean().notNull().default(false),
+    created_at: timestamptz().notNull().defaultNow(),
+    updated_at: timestamptz().notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.company_id, t.id] }), unique().on(t.company_id, t.phone_e164)],
+);
+
+export type CustomerRow = typeof customers.$inferSelect;

@@ -1,0 +1,115 @@
+import { sql } from 'drizzle-orm';
+import { foreignKey, index, integer, jsonb, numeric, pgTable, primaryKey, text, unique } from 'drizzle-orm/pg-core';
+import { variants, stockLevels } from './catalogue.js';
+import { bigintText, timestamptz } from './columns.js';
+import { companies } from './companies.js';
+import { customers } from './customers.js';
+
+export const ORDER_STATUSES = ['draft', 'confirmed', 'packed', 'shipped', 'delivered', 'cancelled', 'returned'] as const;
+
+/** The shipping address an order keeps (a snapshot taken when it is placed). */
+export interface StoredAddress {
+  name: string | null;
+  line1: string;
+  line2: string | null;
+  city: string;
+  state: string;
+  pincode: string;
+  phone: string | null;
+}
+
+/** Migration 0003; placed by the place_order() SQL function (0007, 0009). */
+export const orders = pgTable(
+  'orders',
+  {
+    company_id: text()
+      .notNull()
+      .references(() => companies.id),
+    id: text().notNull(),
+    order_number: text().notNull(),
+    external_reference: text(),
+    customer_id: text().notNull(),
+    status: text({ enum: ORDER_STATUSES }).notNull(),
+    payment: text({ enum: ['cod', 'prepaid'] }).notNull(),
+    payment_reference: text(),
+    notes: text(),
+    amount: numeric({ precision: 14, scale: 2 }).notNull(),
+    currency: text().notNull().default('INR'),
+    // the order's own shipping address (a snapshot), or null when none is usable yet
+    delivery_address: jsonb().$type<StoredAddress>(),
+    location_id: text(),
+    created_at: timestamptz().notNull().defaultNow(),
+    updated_at: timestamptz().notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.company_id, t.id] }),
+    unique().on(t.company_id, t.order_number),
+    unique().on(t.company_id, t.external_reference),
+    foreignKey({ columns: [t.company_id, t.customer_id], foreignColumns: [customers.company_id, customers.id] }),
+    index('orders_customer').on(t.company_id, t.customer_id, t.created_at.desc()),
+  ],
+);
+
+export const orderLines = pgTable(
+  'order_lines',
+  {
+    company_id: text().notNull(),
+    order_id: text().notNull(),
+    line_no: integer().notNull(),
+    variant_id: text().notNull(),
+    sku: text().notNull(),
+    name: text().notNull(),
+    quantity: numeric({ precision: 14, scale: 3 }).notNull(),
+    unit_price: numeric({ precision: 12, scale: 2 }).notNull(),
+    line_total: numeric({ precision: 14, scale: 2 }).notNull(),
+    tax_rate: numeric({ precision: 5, scale: 2 }).notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.company_id, t.order_id, t.line_no] }),
+    foreignKey({ columns: [t.company_id, t.order_id], foreignColumns: [orders.company_id, orders.id] }),
+    foreignKey({ columns: [t.company_id, t.variant_id], foreignColumns: [variants.company_id, variants.id] }),
+  ],
+);
+
+/** Why stock_levels.reserved is what it is: reserved = sum(quantity) of open rows, per stock row. */
+export const stockReservations = pgTable(
+  'stock_reservations',
+  {
+    company_id: text().notNull(),
+    id: text().notNull(),
+    order_id: text().notNull(),
+    variant_id: text().notNull(),
+    location_id: text().notNull(),
+    quantity: numeric({ precision: 14, scale: 3 }).notNull(),
+    status: text({ enum: ['open', 'released', 'converted'] })
+      .notNull()
+      .default('open'),
+    created_at: timestamptz().notNull().defaultNow(),
+    closed_at: timestamptz(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.company_id, t.id] }),
+    foreignKey({ columns: [t.company_id, t.order_id], foreignColumns: [orders.company_id, orders.id] }),
+    foreignKey({
+      columns: [t.company_id, t.variant_id, t.location_id],
+      foreignColumns: [stockLevels.company_id, stockLevels.variant_id, stockLevels.location_id],
+    }),
+    index('stock_reservations_order').on(t.company_id, t.order_id),
+    index('stock_reservations_open')
+      .on(t.company_id, t.variant_id, t.location_id)
+      .where(sql`status = 'open'`),
+  ],
+);
+
+/** Per-company order numbers, taken in blocks by allocate_order_numbers() (migration 0009). */
+export const orderNumberCounters = pgTable('order_number_counters', {
+  company_id: text()
+    .primaryKey()
+    .references(() => companies.id),
+  // the next number not yet handed out
+  next_number: bigintText().notNull(),
+});
+
+export type OrderRow = typeof orders.$inferSelect;
+export type OrderLineRow = typeof orderLines.$inferSelect;
+export type StockReservationRow = typeof stockReservations.$inferSelect;
