@@ -1,4 +1,4 @@
-import type { ShipmentStatus } from '../couriers/types.js';
+import type { ShipmentStatus } from './statuses.js';
 import { money, qty } from '../lib/money.js';
 import { iso, isoOrNull } from '../lib/time.js';
 import type { DeliveryAddress, Order, OrderLine, OrderSummary } from './orders.js';

@@ -1,6 +1,7 @@
-/** The spec's shipment.status set (courier's latest state). */
-export const SHIPMENT_STATUSES = ['pending', 'booked', 'picked_up', 'in_transit', 'out_for_delivery', 'delivered', 'rto', 'cancelled', 'failed'] as const;
-export type ShipmentStatus = (typeof SHIPMENT_STATUSES)[number];
+import { SHIPMENT_STATUSES, type ShipmentStatus } from '../contract/statuses.js';
+
+// The status set is part of the wire contract; couriers' code keeps importing it from here.
+export { SHIPMENT_STATUSES, type ShipmentStatus };
 
 /**
  * The one definition of how a shipment's current status may move. Couriers' updates arrive late, repeated and

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { errorResponses } from '../contract/error-responses.js';
-import { MAX_BATCH_MESSAGES, MCP_PROTOCOL_VERSIONS } from '../mcp/protocol.js';
+import { MAX_BATCH_MESSAGES, MCP_PROTOCOL_VERSIONS } from '../contract/mcp.js';
 
 /** What the OpenAPI document says about one operation beyond its schemas. Keyed `METHOD /route-url`. */
 export interface OperationDoc {

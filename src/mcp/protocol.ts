@@ -5,6 +5,7 @@ import {
   ListToolsRequestSchema,
   PingRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
+import { MAX_BATCH_MESSAGES, MCP_PROTOCOL_VERSIONS, NEWEST_PROTOCOL_VERSION, VERSIONS_WITH_BATCHES } from '../contract/mcp.js';
 import { fieldPath } from '../contract/validation.js';
 
 /**
@@ -12,14 +13,6 @@ import { fieldPath } from '../contract/validation.js';
  * batches and how large, what a POST spends of the key's budget, and readable invalid-params errors.
  */
 
-/** Protocol versions we negotiate, newest first; an `initialize` asking for anything else is answered with the newest. */
-export const MCP_PROTOCOL_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'] as const;
-export const NEWEST_PROTOCOL_VERSION = MCP_PROTOCOL_VERSIONS[0];
-
-/** JSON-RPC batches exist in these versions only (2025-06-18 removed them). */
-const VERSIONS_WITH_BATCHES: readonly string[] = ['2025-03-26', '2024-11-05'];
-/** Most messages one batch may hold (the SDK alone would take 100). */
-export const MAX_BATCH_MESSAGES = 10;
 
 export const JSONRPC_INVALID_REQUEST = -32600;
 export const JSONRPC_INVALID_PARAMS = -32602;
