@@ -98,12 +98,14 @@ async function setUp(): Promise<Fixture> {
     report(PAST_ORDERS, PAST_ORDERS);
 
     // order-mimic tables for pgbench
-    await db.query(sql.raw(`
+    await db.query(
+      sql.raw(`
       CREATE TABLE mimic_stock (id int PRIMARY KEY, on_hand numeric(14,3) NOT NULL, reserved numeric(14,3) NOT NULL DEFAULT 0);
       CREATE TABLE mimic_orders (id bigserial PRIMARY KEY, company_id text NOT NULL, amount numeric(14,2) NOT NULL, created_at timestamptz NOT NULL DEFAULT now());
       CREATE TABLE mimic_lines (order_id bigint NOT NULL REFERENCES mimic_orders (id), variant_id int NOT NULL, quantity numeric(14,3) NOT NULL, unit_price numeric(12,2) NOT NULL);
       INSERT INTO mimic_stock (id, on_hand) SELECT g, 1000000000 FROM generate_series(1, ${SMALL}) g;
-      ANALYZE;`));
+      ANALYZE;`),
+    );
     return { keySmall, keyLarge, skus, hotSku, agedSku, freshSku, orderNumbers };
   } finally {
     await db.close();
@@ -185,8 +187,33 @@ function pgbench(connections: number, hot: boolean) {
       const u = new URL(BENCH_URL);
       const out = execFileSync(
         'pgbench',
-        ['-n', '-M', 'prepared', '-f', 'bench/order-mimic.sql', '-D', `hot=${hot ? 1 : 0}`, '-D', `nvariants=${SMALL}`, '-c', String(connections), '-j', '2',
-          '-T', String(duration), '-l', '--log-prefix', join(dir, 'log'), '-h', u.hostname, '-p', u.port || '5432', '-U', decodeURIComponent(u.username) || 'postgres', DB_NAME],
+        [
+          '-n',
+          '-M',
+          'prepared',
+          '-f',
+          'bench/order-mimic.sql',
+          '-D',
+          `hot=${hot ? 1 : 0}`,
+          '-D',
+          `nvariants=${SMALL}`,
+          '-c',
+          String(connections),
+          '-j',
+          '2',
+          '-T',
+          String(duration),
+          '-l',
+          '--log-prefix',
+          join(dir, 'log'),
+          '-h',
+          u.hostname,
+          '-p',
+          u.port || '5432',
+          '-U',
+          decodeURIComponent(u.username) || 'postgres',
+          DB_NAME,
+        ],
         { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] },
       );
       const tps = Number(/tps = ([\d.]+)/.exec(out)![1]);
@@ -211,7 +238,18 @@ function workloads(port: number, f: Fixture, hasPgbench: boolean): Workload[] {
   const json = { 'content-type': 'application/json' };
   const mcpHeaders = { ...small, ...json, accept: 'application/json, text/event-stream' };
   const pick = <T>(xs: T[]) => xs[Math.floor(Math.random() * xs.length)];
-  const searches = ['cotton kurta', 'organic dal', 'neem soap', 'wireless earbuds', 'copper bottle', 'printed saree', 'herbal', 'smartwatch black', 'basmati', 'block print'];
+  const searches = [
+    'cotton kurta',
+    'organic dal',
+    'neem soap',
+    'wireless earbuds',
+    'copper bottle',
+    'printed saree',
+    'herbal',
+    'smartwatch black',
+    'basmati',
+    'block print',
+  ];
   const list: Workload[] = [];
   for (const c of [10, 50]) {
     const w = (name: string, req: Parameters<typeof cannon>[2]) => list.push({ name, connections: c, run: cannon(base, c, req) });
@@ -221,8 +259,18 @@ function workloads(port: number, f: Fixture, hasPgbench: boolean): Workload[] {
     w('browse offset 5000 (10k)', () => ({ path: `${api}/catalog/products?offset=5000`, headers: small }));
     w('search (100k)', () => ({ path: `${api}/catalog/products?search=${encodeURIComponent(pick(searches))}`, headers: large }));
     w('product detail', () => ({ path: `${api}/catalog/products/${pick(f.skus)}`, headers: small }));
-    w('POST /orders uniform', () => ({ method: 'POST', path: `${api}/orders`, headers: { ...small, ...json }, body: JSON.stringify(orderBody(nextRef(), pick(f.skus))) }));
-    w('POST /orders hot SKU', () => ({ method: 'POST', path: `${api}/orders`, headers: { ...small, ...json }, body: JSON.stringify(orderBody(nextRef(), f.hotSku)) }));
+    w('POST /orders uniform', () => ({
+      method: 'POST',
+      path: `${api}/orders`,
+      headers: { ...small, ...json },
+      body: JSON.stringify(orderBody(nextRef(), pick(f.skus))),
+    }));
+    w('POST /orders hot SKU', () => ({
+      method: 'POST',
+      path: `${api}/orders`,
+      headers: { ...small, ...json },
+      body: JSON.stringify(orderBody(nextRef(), f.hotSku)),
+    }));
     w('order lookup', () => ({ path: `${api}/orders/${pick(f.orderNumbers)}`, headers: small }));
     w('MCP browse_catalog', () => ({
       method: 'POST',
@@ -248,7 +296,12 @@ function workloads(port: number, f: Fixture, hasPgbench: boolean): Workload[] {
     headers: { ...small, ...json },
     body: JSON.stringify(orderBody(nextRef(), f.agedSku)),
   }));
-  w10('POST /orders fresh SKU', () => ({ method: 'POST', path: `${api}/orders`, headers: { ...small, ...json }, body: JSON.stringify(orderBody(nextRef(), f.freshSku)) }));
+  w10('POST /orders fresh SKU', () => ({
+    method: 'POST',
+    path: `${api}/orders`,
+    headers: { ...small, ...json },
+    body: JSON.stringify(orderBody(nextRef(), f.freshSku)),
+  }));
   return list;
 }
 
@@ -278,8 +331,18 @@ const TARGETS: Target[] = [
   { label: 'browse offset 5000 vs page 1, c=10', value: ratio('browse offset 5000 (10k)', 'browse page 1 (10k)'), goal: '>= 0.5x', ok: (v) => v >= 0.5 },
   { label: 'search (100k) vs browse page 1 (10k), c=10', value: ratio('search (100k)', 'browse page 1 (10k)'), goal: '>= 0.5x', ok: (v) => v >= 0.5 },
   { label: 'product detail vs SELECT 1 route, c=10', value: ratio('product detail', 'SELECT 1 route (baseline)'), goal: '>= 0.4x', ok: (v) => v >= 0.4 },
-  { label: 'POST /orders uniform vs pgbench mimic uniform, c=10', value: ratio('POST /orders uniform', 'pgbench order-mimic uniform (baseline)'), goal: '>= 0.5x', ok: (v) => v >= 0.5 },
-  { label: 'POST /orders hot vs pgbench mimic hot, c=10', value: ratio('POST /orders hot SKU', 'pgbench order-mimic hot (baseline)'), goal: '>= 0.5x', ok: (v) => v >= 0.5 },
+  {
+    label: 'POST /orders uniform vs pgbench mimic uniform, c=10',
+    value: ratio('POST /orders uniform', 'pgbench order-mimic uniform (baseline)'),
+    goal: '>= 0.5x',
+    ok: (v) => v >= 0.5,
+  },
+  {
+    label: 'POST /orders hot vs pgbench mimic hot, c=10',
+    value: ratio('POST /orders hot SKU', 'pgbench order-mimic hot (baseline)'),
+    goal: '>= 0.5x',
+    ok: (v) => v >= 0.5,
+  },
   {
     label: `aged SKU (${PAST_ORDERS.toLocaleString()} past orders) vs fresh SKU, c=10`,
     value: ratio(`POST /orders aged SKU (${PAST_ORDERS.toLocaleString()} past orders)`, 'POST /orders fresh SKU'),
@@ -351,7 +414,13 @@ async function main() {
   }
 
   const med = new Map<string, Measure>();
-  for (const [k, ms] of results) med.set(k, { rps: median(ms.map((m) => m.rps)), p50: median(ms.map((m) => m.p50)), p99: median(ms.map((m) => m.p99)), errors: ms.reduce((s, m) => s + m.errors, 0) });
+  for (const [k, ms] of results)
+    med.set(k, {
+      rps: median(ms.map((m) => m.rps)),
+      p50: median(ms.map((m) => m.p50)),
+      p99: median(ms.map((m) => m.p99)),
+      errors: ms.reduce((s, m) => s + m.errors, 0),
+    });
 
   const rows = [...med.entries()].map(([k, m]) => {
     const [name, c] = k.split('@');

@@ -33,12 +33,21 @@ export interface SoakSeed {
 }
 
 /** A company with a key, a ship-from location, and hot + cold variants (10 per product). */
-export async function seedSoakCompany(db: Db, services: { companies: { create(i: { name: string; slug: string }): Promise<{ id: string }> }; keys: { create(c: string, n?: string): Promise<{ key: string }> } }, opts: { hot: number; cold: number; hotStock: number }): Promise<SoakSeed> {
+export async function seedSoakCompany(
+  db: Db,
+  services: {
+    companies: { create(i: { name: string; slug: string }): Promise<{ id: string }> };
+    keys: { create(c: string, n?: string): Promise<{ key: string }> };
+  },
+  opts: { hot: number; cold: number; hotStock: number },
+): Promise<SoakSeed> {
   const suffix = randomBytes(4).toString('hex');
   const company = await services.companies.create({ name: `Soak ${suffix}`, slug: `soak-${suffix}` });
   const { key } = await services.keys.create(company.id, 'soak');
   const loc = newId('loc');
-  await db.query(sql`INSERT INTO stock_locations (company_id, id, code, name, kind, active, ships_orders) VALUES (${company.id}, ${loc}, 'WH', 'Warehouse', 'warehouse', true, true)`);
+  await db.query(
+    sql`INSERT INTO stock_locations (company_id, id, code, name, kind, active, ships_orders) VALUES (${company.id}, ${loc}, 'WH', 'Warehouse', 'warehouse', true, true)`,
+  );
   const all = [
     ...Array.from({ length: opts.hot }, (_, i) => ({ sku: `HOT-${i}`, stock: opts.hotStock })),
     ...Array.from({ length: opts.cold }, (_, i) => ({ sku: `COLD-${i}`, stock: 100_000 })),
@@ -56,7 +65,12 @@ export async function seedSoakCompany(db: Db, services: { companies: { create(i:
       await db.query(sql`INSERT INTO stock_levels (company_id, variant_id, location_id, on_hand) VALUES (${company.id}, ${id}, ${loc}, ${v.stock})`);
     }
   }
-  return { companyId: company.id, key, hot: all.filter((v) => v.sku.startsWith('HOT')).map((v) => v.sku), cold: all.filter((v) => v.sku.startsWith('COLD')).map((v) => v.sku) };
+  return {
+    companyId: company.id,
+    key,
+    hot: all.filter((v) => v.sku.startsWith('HOT')).map((v) => v.sku),
+    cold: all.filter((v) => v.sku.startsWith('COLD')).map((v) => v.sku),
+  };
 }
 
 /** What the soak reads of an answer: an order's id, a retry's duplicate flag, the products a read showed. */
@@ -158,7 +172,9 @@ export async function runSoak(seed: SoakSeed, opts: SoakOptions): Promise<SoakRe
     else {
       const done = outcomes.filter((o) => o.status === 201);
       const o = done.length ? pick(done) : undefined;
-      r = o ? await call(base, Math.random() < 0.5 ? `/orders/${encodeURIComponent(o.ref)}?phone=${o.phone}` : `/customers?phone=${o.phone}`) : await call(base, '/catalog/categories');
+      r = o
+        ? await call(base, Math.random() < 0.5 ? `/orders/${encodeURIComponent(o.ref)}?phone=${o.phone}` : `/customers?phone=${o.phone}`)
+        : await call(base, '/catalog/categories');
     }
     if (r.status !== 200) {
       count(r.status);
@@ -184,7 +200,9 @@ export async function runSoak(seed: SoakSeed, opts: SoakOptions): Promise<SoakRe
   const progress = setInterval(() => {
     const s = (Date.now() - t0) / 1000;
     const created = outcomes.filter((o) => o.status === 201).length;
-    log(`  ${s.toFixed(0)} s: orders ${outcomes.length}/${opts.orders} (201: ${created}, 409: ${outcomes.filter((o) => o.status === 409).length}), requests ${requests} (${(requests / s).toFixed(0)}/s), min available ${minSeen}`);
+    log(
+      `  ${s.toFixed(0)} s: orders ${outcomes.length}/${opts.orders} (201: ${created}, 409: ${outcomes.filter((o) => o.status === 409).length}), requests ${requests} (${(requests / s).toFixed(0)}/s), min available ${minSeen}`,
+    );
   }, opts.progressEvery ?? 2000);
 
   await Promise.all(
@@ -212,7 +230,8 @@ export async function runSoak(seed: SoakSeed, opts: SoakOptions): Promise<SoakRe
   const created = outcomes.filter((o) => o.status === 201);
   for (const o of created) {
     const row = byRef.get(o.ref);
-    if (!row || row.id !== o.orderId || row.lines === 0) problems.push(`201 for ${o.ref} but order ${o.orderId} is ${row ? `${row.id} with ${row.lines} lines` : 'missing'}`);
+    if (!row || row.id !== o.orderId || row.lines === 0)
+      problems.push(`201 for ${o.ref} but order ${o.orderId} is ${row ? `${row.id} with ${row.lines} lines` : 'missing'}`);
   }
   const refused = outcomes.filter((o) => o.status === 409);
   for (const o of refused) if (byRef.has(o.ref)) problems.push(`409 for ${o.ref} but an order exists`);

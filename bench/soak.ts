@@ -51,16 +51,30 @@ async function admin(sqlText: string) {
 
 async function main() {
   const instances = Number(args.instances);
-  console.log(`soak: ${args.orders} orders, ${args.clients} clients, ${instances} instance(s), database ${name}${process.env.REDIS_URL ? `, Redis ${process.env.REDIS_URL}` : ''}`);
+  console.log(
+    `soak: ${args.orders} orders, ${args.clients} clients, ${instances} instance(s), database ${name}${process.env.REDIS_URL ? `, Redis ${process.env.REDIS_URL}` : ''}`,
+  );
   await admin(`CREATE DATABASE "${name}"`);
   const dbs: Database[] = [];
   const redisClients: Redis[] = [];
   const apps: Awaited<ReturnType<typeof buildApp>>[] = [];
   try {
-    const config = configSchema.parse({ ...process.env, DATABASE_URL: dbUrl, SEED_DEMO: 'false', LOG_LEVEL: 'warn', RATE_LIMIT_MAX: '100000000', AUTH_FAILURE_LIMIT: '100000' });
+    const config = configSchema.parse({
+      ...process.env,
+      DATABASE_URL: dbUrl,
+      SEED_DEMO: 'false',
+      LOG_LEVEL: 'warn',
+      RATE_LIMIT_MAX: '100000000',
+      AUTH_FAILURE_LIMIT: '100000',
+    });
     const bases: string[] = [];
     for (let i = 0; i < instances; i++) {
-      const db = createPgDatabase({ url: dbUrl, poolMax: config.DB_POOL_MAX, statementTimeoutMs: config.DB_STATEMENT_TIMEOUT_MS, connectTimeoutMs: config.DB_CONNECT_TIMEOUT_MS });
+      const db = createPgDatabase({
+        url: dbUrl,
+        poolMax: config.DB_POOL_MAX,
+        statementTimeoutMs: config.DB_STATEMENT_TIMEOUT_MS,
+        connectTimeoutMs: config.DB_CONNECT_TIMEOUT_MS,
+      });
       dbs.push(db);
       if (i === 0) await migrate(db);
       const redis = config.REDIS_URL ? await openRedis(config.REDIS_URL) : undefined;
@@ -77,7 +91,9 @@ async function main() {
     const { audit, problems, ...figures } = report;
     console.log('\nfigures:', JSON.stringify(figures, null, 2));
     console.log('audit totals:', JSON.stringify(audit.totals));
-    console.log(`audit: ${audit.stock.length} stock rows off, ${audit.partial.length} partial orders, ${audit.orphans.length} orphan reservations, ${audit.duplicates.length} duplicate references`);
+    console.log(
+      `audit: ${audit.stock.length} stock rows off, ${audit.partial.length} partial orders, ${audit.orphans.length} orphan reservations, ${audit.duplicates.length} duplicate references`,
+    );
     if (problems.length) {
       console.log(`\nPROBLEMS (${problems.length}):\n${problems.slice(0, 50).join('\n')}`);
       process.exitCode = 1;

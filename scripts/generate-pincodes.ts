@@ -24,21 +24,51 @@ const outFile = join(root, 'src', 'lib', 'pincodes.json');
 /** The 28 states and 8 union territories, as officially named today. */
 const OFFICIAL = [
   // states
-  'Andhra Pradesh', 'Arunachal Pradesh', 'Assam', 'Bihar', 'Chhattisgarh', 'Goa', 'Gujarat',
-  'Haryana', 'Himachal Pradesh', 'Jharkhand', 'Karnataka', 'Kerala', 'Madhya Pradesh',
-  'Maharashtra', 'Manipur', 'Meghalaya', 'Mizoram', 'Nagaland', 'Odisha', 'Punjab', 'Rajasthan',
-  'Sikkim', 'Tamil Nadu', 'Telangana', 'Tripura', 'Uttar Pradesh', 'Uttarakhand', 'West Bengal',
+  'Andhra Pradesh',
+  'Arunachal Pradesh',
+  'Assam',
+  'Bihar',
+  'Chhattisgarh',
+  'Goa',
+  'Gujarat',
+  'Haryana',
+  'Himachal Pradesh',
+  'Jharkhand',
+  'Karnataka',
+  'Kerala',
+  'Madhya Pradesh',
+  'Maharashtra',
+  'Manipur',
+  'Meghalaya',
+  'Mizoram',
+  'Nagaland',
+  'Odisha',
+  'Punjab',
+  'Rajasthan',
+  'Sikkim',
+  'Tamil Nadu',
+  'Telangana',
+  'Tripura',
+  'Uttar Pradesh',
+  'Uttarakhand',
+  'West Bengal',
   // union territories
-  'Andaman and Nicobar Islands', 'Chandigarh', 'Dadra and Nagar Haveli and Daman and Diu', 'Delhi',
-  'Jammu and Kashmir', 'Ladakh', 'Lakshadweep', 'Puducherry',
+  'Andaman and Nicobar Islands',
+  'Chandigarh',
+  'Dadra and Nagar Haveli and Daman and Diu',
+  'Delhi',
+  'Jammu and Kashmir',
+  'Ladakh',
+  'Lakshadweep',
+  'Puducherry',
 ];
 
 /** Old or variant spellings found in the sources (after "&" -> "and"), by lower-case key. */
 const NAME_FIXES: Record<string, string> = {
-  'chattisgarh': 'Chhattisgarh',
-  'pondicherry': 'Puducherry',
-  'orissa': 'Odisha',
-  'uttaranchal': 'Uttarakhand',
+  chattisgarh: 'Chhattisgarh',
+  pondicherry: 'Puducherry',
+  orissa: 'Odisha',
+  uttaranchal: 'Uttarakhand',
   'andaman and nicobar': 'Andaman and Nicobar Islands',
   'dadra and nagar haveli': 'Dadra and Nagar Haveli and Daman and Diu',
   'daman and diu': 'Dadra and Nagar Haveli and Daman and Diu',
@@ -50,7 +80,11 @@ const officialByKey = new Map(OFFICIAL.map((s) => [s.toLowerCase(), s]));
 
 function normaliseState(raw: string, pin: string): string {
   if (pin.startsWith('194')) return 'Ladakh'; // Leh and Kargil: no source has Ladakh (a UT since 2019)
-  const key = raw.trim().replace(/\s*&\s*/g, ' and ').replace(/\s+/g, ' ').toLowerCase();
+  const key = raw
+    .trim()
+    .replace(/\s*&\s*/g, ' and ')
+    .replace(/\s+/g, ' ')
+    .toLowerCase();
   const name = NAME_FIXES[key] ?? officialByKey.get(key);
   if (!name) throw new Error(`unknown state name ${JSON.stringify(raw)} (PIN ${pin}): add it to NAME_FIXES`);
   return name;
@@ -118,7 +152,7 @@ for (const [pin, set] of statesByPin) {
 function runs(nums: number[]): string {
   nums.sort((a, b) => a - b);
   const parts: string[] = [];
-  for (let i = 0; i < nums.length; ) {
+  for (let i = 0; i < nums.length;) {
     let j = i;
     while (j + 1 < nums.length && nums[j + 1] === nums[j] + 1) j++;
     parts.push(j === i ? `${nums[i]}` : `${nums[i]}-${nums[j]}`);
@@ -139,8 +173,7 @@ for (const prefix of [...byPrefix.keys()].sort()) {
 }
 
 const multi = [...statesByPin].filter(([, set]) => set.size > 1).sort(([a], [b]) => a.localeCompare(b));
-const versionOf = (pkg: string): string =>
-  (JSON.parse(readFileSync(join(packageDir(pkg), 'package.json'), 'utf8')) as { version: string }).version;
+const versionOf = (pkg: string): string => (JSON.parse(readFileSync(join(packageDir(pkg), 'package.json'), 'utf8')) as { version: string }).version;
 
 const table = {
   source:

@@ -38,10 +38,16 @@ export const configSchema = z.object({
   AUTH_FAILURE_LIMIT: z.coerce.number().int().min(1).default(30),
   MEDIA_DIR: z.string().min(1).default('./media'),
   SIGNING_SECRET: optionalString.pipe(z.string().min(32, 'must be at least 32 characters').optional()),
-  SEED_DEMO: z.enum(['true', 'false']).default('true').transform((v) => v === 'true'),
+  SEED_DEMO: z
+    .enum(['true', 'false'])
+    .default('true')
+    .transform((v) => v === 'true'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(10_000),
-  FULFILMENT_WORKER_ENABLED: z.enum(['true', 'false']).default('true').transform((v) => v === 'true'),
+  FULFILMENT_WORKER_ENABLED: z
+    .enum(['true', 'false'])
+    .default('true')
+    .transform((v) => v === 'true'),
   FULFILMENT_POLL_MS: z.coerce.number().int().min(10).default(2_000),
   FULFILMENT_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(50).default(8),
   FULFILMENT_RETRY_BASE_MS: z.coerce.number().int().min(1).default(30_000),

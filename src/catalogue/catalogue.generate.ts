@@ -6,13 +6,59 @@ import { analyzeCatalogue, refreshSearchText } from './catalogue.queries.js';
 
 /** Word lists so generated names read like a real Indian D2C catalogue and search has something to find. */
 const GROUPS = [
-  { category: 'Apparel', unit: 'PCS', hsn: '6109', tax: '12', nouns: ['Shirt', 'T-Shirt', 'Kurta', 'Saree', 'Dupatta', 'Jeans', 'Hoodie', 'Leggings', 'Nehru Jacket', 'Lehenga'], adjs: ['Cotton', 'Linen', 'Silk', 'Khadi', 'Printed', 'Embroidered', 'Slim Fit', 'Handloom', 'Chikankari', 'Denim'] },
-  { category: 'Grocery', unit: 'KG', hsn: '1006', tax: '5', nouns: ['Basmati Rice', 'Toor Dal', 'Atta', 'Jaggery', 'Moong Dal', 'Poha', 'Rajma', 'Chana', 'Sugar', 'Millet'], adjs: ['Organic', 'Premium', 'Unpolished', 'Stone Ground', 'Farm Fresh', 'Aged', 'Whole', 'Sortex', 'Natural', 'Classic'] },
-  { category: 'Personal Care', unit: 'PCS', hsn: '3401', tax: '18', nouns: ['Soap', 'Face Wash', 'Shampoo', 'Hair Oil', 'Body Lotion', 'Lip Balm', 'Sunscreen', 'Toothpaste', 'Kajal', 'Serum'], adjs: ['Ayurvedic', 'Neem', 'Aloe Vera', 'Sandalwood', 'Turmeric', 'Charcoal', 'Herbal', 'Rose', 'Coconut', 'Saffron'] },
-  { category: 'Electronics', unit: 'PCS', hsn: '8518', tax: '18', nouns: ['Earbuds', 'Power Bank', 'Charger', 'Smartwatch', 'Speaker', 'USB Cable', 'Trimmer', 'Headphones', 'Mouse', 'Keyboard'], adjs: ['Wireless', 'Fast Charging', 'Bluetooth', 'Noise Cancelling', 'Compact', 'Rugged', 'Pro', 'Mini', 'Smart', 'Portable'] },
-  { category: 'Home', unit: 'PCS', hsn: '6302', tax: '12', nouns: ['Bedsheet', 'Cushion Cover', 'Kadai', 'Tawa', 'Pressure Cooker', 'Water Bottle', 'Lunch Box', 'Dohar', 'Curtain', 'Diya'], adjs: ['Jaipuri', 'Stainless Steel', 'Copper', 'Brass', 'Cast Iron', 'Block Print', 'Terracotta', 'Bamboo', 'Non-Stick', 'Hand Painted'] },
+  {
+    category: 'Apparel',
+    unit: 'PCS',
+    hsn: '6109',
+    tax: '12',
+    nouns: ['Shirt', 'T-Shirt', 'Kurta', 'Saree', 'Dupatta', 'Jeans', 'Hoodie', 'Leggings', 'Nehru Jacket', 'Lehenga'],
+    adjs: ['Cotton', 'Linen', 'Silk', 'Khadi', 'Printed', 'Embroidered', 'Slim Fit', 'Handloom', 'Chikankari', 'Denim'],
+  },
+  {
+    category: 'Grocery',
+    unit: 'KG',
+    hsn: '1006',
+    tax: '5',
+    nouns: ['Basmati Rice', 'Toor Dal', 'Atta', 'Jaggery', 'Moong Dal', 'Poha', 'Rajma', 'Chana', 'Sugar', 'Millet'],
+    adjs: ['Organic', 'Premium', 'Unpolished', 'Stone Ground', 'Farm Fresh', 'Aged', 'Whole', 'Sortex', 'Natural', 'Classic'],
+  },
+  {
+    category: 'Personal Care',
+    unit: 'PCS',
+    hsn: '3401',
+    tax: '18',
+    nouns: ['Soap', 'Face Wash', 'Shampoo', 'Hair Oil', 'Body Lotion', 'Lip Balm', 'Sunscreen', 'Toothpaste', 'Kajal', 'Serum'],
+    adjs: ['Ayurvedic', 'Neem', 'Aloe Vera', 'Sandalwood', 'Turmeric', 'Charcoal', 'Herbal', 'Rose', 'Coconut', 'Saffron'],
+  },
+  {
+    category: 'Electronics',
+    unit: 'PCS',
+    hsn: '8518',
+    tax: '18',
+    nouns: ['Earbuds', 'Power Bank', 'Charger', 'Smartwatch', 'Speaker', 'USB Cable', 'Trimmer', 'Headphones', 'Mouse', 'Keyboard'],
+    adjs: ['Wireless', 'Fast Charging', 'Bluetooth', 'Noise Cancelling', 'Compact', 'Rugged', 'Pro', 'Mini', 'Smart', 'Portable'],
+  },
+  {
+    category: 'Home',
+    unit: 'PCS',
+    hsn: '6302',
+    tax: '12',
+    nouns: ['Bedsheet', 'Cushion Cover', 'Kadai', 'Tawa', 'Pressure Cooker', 'Water Bottle', 'Lunch Box', 'Dohar', 'Curtain', 'Diya'],
+    adjs: ['Jaipuri', 'Stainless Steel', 'Copper', 'Brass', 'Cast Iron', 'Block Print', 'Terracotta', 'Bamboo', 'Non-Stick', 'Hand Painted'],
+  },
 ];
-const BRANDS = ['Desi Threads', 'Annapurna Farms', 'Vedic Glow', 'Voltic', 'Ghar Sansar', 'Kalakari', 'Swadesh Naturals', 'Bharat Basics', 'Urban Loom', 'Neelgiri'];
+const BRANDS = [
+  'Desi Threads',
+  'Annapurna Farms',
+  'Vedic Glow',
+  'Voltic',
+  'Ghar Sansar',
+  'Kalakari',
+  'Swadesh Naturals',
+  'Bharat Basics',
+  'Urban Loom',
+  'Neelgiri',
+];
 const COLOURS = ['Red', 'Blue', 'Black', 'White', 'Green', 'Maroon', 'Mustard', 'Indigo'];
 const SIZES = ['S', 'M', 'L', 'XL', 'XXL'];
 const PACKS = ['0.500', '1.000', '2.000', '5.000'];
@@ -55,14 +101,18 @@ export async function generateCatalogue(db: Db, companyId: string, opts: Generat
       (${companyId}, ${newId('loc')}, 'GEN-WH', 'Generated warehouse', 'warehouse', ${shipping === 0}),
       (${companyId}, ${newId('loc')}, 'GEN-STORE', 'Generated store', 'store', false)
     ON CONFLICT (company_id, code) DO NOTHING`);
-  const locs = await db.query<{ id: string; ships_orders: boolean }>(sql`SELECT id, ships_orders FROM stock_locations WHERE company_id = ${companyId} AND (ships_orders OR code = 'GEN-STORE')`);
+  const locs = await db.query<{ id: string; ships_orders: boolean }>(
+    sql`SELECT id, ships_orders FROM stock_locations WHERE company_id = ${companyId} AND (ships_orders OR code = 'GEN-STORE')`,
+  );
   const shipFrom = locs.find((l) => l.ships_orders)!.id;
   const store = locs.find((l) => !l.ships_orders)?.id;
 
   const categoryIds = new Map<string, string>();
   for (const g of GROUPS) {
     const slug = `gen-${g.category.toLowerCase().replace(/\s+/g, '-')}`;
-    const [row] = await db.query<{ id: string }>(sql`INSERT INTO categories (company_id, id, name, slug) VALUES (${companyId}, ${newId('cat')}, ${g.category}, ${slug})
+    const [row] = await db.query<{
+      id: string;
+    }>(sql`INSERT INTO categories (company_id, id, name, slug) VALUES (${companyId}, ${newId('cat')}, ${g.category}, ${slug})
       ON CONFLICT (company_id, slug) DO UPDATE SET name = EXCLUDED.name RETURNING id`);
     categoryIds.set(g.category, row.id);
   }
@@ -77,8 +127,29 @@ export async function generateCatalogue(db: Db, companyId: string, opts: Generat
   let variantCount = 0;
   for (let start = 0; start < opts.products; start += batch) {
     const end = Math.min(opts.products, start + batch);
-    const p = { id: [] as string[], sku: [] as string[], name: [] as string[], sort: [] as string[], desc: [] as string[], unit: [] as string[], hsn: [] as string[], tax: [] as string[], cat: [] as string[], brand: [] as string[] };
-    const v = { id: [] as string[], product: [] as string[], sku: [] as string[], barcode: [] as (string | null)[], name: [] as string[], attrs: [] as string[], pos: [] as number[], price: [] as string[], mrp: [] as string[] };
+    const p = {
+      id: [] as string[],
+      sku: [] as string[],
+      name: [] as string[],
+      sort: [] as string[],
+      desc: [] as string[],
+      unit: [] as string[],
+      hsn: [] as string[],
+      tax: [] as string[],
+      cat: [] as string[],
+      brand: [] as string[],
+    };
+    const v = {
+      id: [] as string[],
+      product: [] as string[],
+      sku: [] as string[],
+      barcode: [] as (string | null)[],
+      name: [] as string[],
+      attrs: [] as string[],
+      pos: [] as number[],
+      price: [] as string[],
+      mrp: [] as string[],
+    };
     const s = { variant: [] as string[], location: [] as string[], onHand: [] as string[] };
     for (let i = start; i < end; i++) {
       const g = pick(GROUPS);
@@ -98,7 +169,12 @@ export async function generateCatalogue(db: Db, companyId: string, opts: Generat
       p.brand.push(brandIds[brand]);
       const base = 49 + Math.floor(rand() * 4950);
       for (let j = 0; j < perProduct; j++) {
-        const attrs: Record<string, string> = g.unit === 'KG' ? { Pack: `${PACKS[j % PACKS.length]} kg` } : g.category === 'Apparel' ? { Colour: COLOURS[j % COLOURS.length], Size: SIZES[j % SIZES.length] } : { Colour: COLOURS[j % COLOURS.length] };
+        const attrs: Record<string, string> =
+          g.unit === 'KG'
+            ? { Pack: `${PACKS[j % PACKS.length]} kg` }
+            : g.category === 'Apparel'
+              ? { Colour: COLOURS[j % COLOURS.length], Size: SIZES[j % SIZES.length] }
+              : { Colour: COLOURS[j % COLOURS.length] };
         const vid = newId('var');
         v.id.push(vid);
         v.product.push(id);

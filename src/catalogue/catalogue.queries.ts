@@ -186,7 +186,11 @@ export async function productPage(db: Db, companyId: string, f: PageFilter, limi
  * variant SKU, product SKU, barcode (exact, case-sensitive, as SKUs are unique per company). Undefined when
  * nothing matches, or the product is not listed, or the id named an inactive variant.
  */
-export async function productByRef(db: Db, companyId: string, ref: string): Promise<(ListedProduct & { matched_variant_id: VariantRow['id'] | null }) | undefined> {
+export async function productByRef(
+  db: Db,
+  companyId: string,
+  ref: string,
+): Promise<(ListedProduct & { matched_variant_id: VariantRow['id'] | null }) | undefined> {
   const rows = await db.query<ListedProduct & { matched_variant_id: VariantRow['id'] | null }>(
     sql`WITH m AS MATERIALIZED (
           SELECT product_id, variant_id FROM (

@@ -43,9 +43,7 @@ function shapeProduct(row: q.ListedProduct, link: PhotoLinker): Product {
     sku: row.sku,
     name: row.name,
     description: row.description,
-    category: row.category_id
-      ? { id: row.category_id, name: row.category_name ?? '', slug: row.category_slug ?? '', parent: row.category_parent }
-      : null,
+    category: row.category_id ? { id: row.category_id, name: row.category_name ?? '', slug: row.category_slug ?? '', parent: row.category_parent } : null,
     brand: row.brand_id ? { id: row.brand_id, name: row.brand_name ?? '' } : null,
     unit: row.unit,
     hsn_code: row.hsn_code,

@@ -33,7 +33,10 @@ export function createItemService({ db }: { db: Db }) {
       const variantText = sql`lower(p.name || ' ' || p.sku || ' ' || coalesce(p.description, '') || ' ' || v.sku || ' ' || coalesce(v.barcode, '') || ' ' || v.name || ' ' ||
                                     coalesce((SELECT string_agg(value, ' ') FROM jsonb_each_text(v.attributes)), ''))`;
       const where = words.length
-        ? sql.join(words.map((w) => sql`p.search_text LIKE ${likeWord(w)} AND ${variantText} LIKE ${likeWord(w)}`), sql` AND `)
+        ? sql.join(
+            words.map((w) => sql`p.search_text LIKE ${likeWord(w)} AND ${variantText} LIKE ${likeWord(w)}`),
+            sql` AND `,
+          )
         : sql`true`;
       const [rows, [{ n }]] = await Promise.all([
         db.query<ItemRow>(sql`${itemsSql(tenant.companyId, where)} ORDER BY p.sort_name, p.id, v.position, v.id LIMIT ${query.limit} OFFSET ${query.offset}`),
@@ -45,7 +48,9 @@ export function createItemService({ db }: { db: Db }) {
 
     /** By variant SKU, variant id or barcode. */
     async get(tenant: Tenant, id: string): Promise<Item> {
-      const rows = await db.query<ItemRow>(sql`${itemsSql(tenant.companyId, sql`(v.sku = ${id} OR v.id = ${id} OR v.barcode = ${id})`)} ORDER BY (v.sku = ${id}) DESC LIMIT 1`);
+      const rows = await db.query<ItemRow>(
+        sql`${itemsSql(tenant.companyId, sql`(v.sku = ${id} OR v.id = ${id} OR v.barcode = ${id})`)} ORDER BY (v.sku = ${id}) DESC LIMIT 1`,
+      );
       if (!rows[0]) throw notFound(`no orderable item "${id}"`, [{ path: 'id', message: 'no active variant with this SKU, id or barcode' }]);
       return toItem(rows[0]);
     },

@@ -16,7 +16,11 @@ export function printTable(rows: Record<string, unknown>[], columns: Column[]): 
   if (rows.length === 0) return '(none)';
   const cells = rows.map((r) => columns.map((c) => cell(r[c.key])));
   const widths = columns.map((c, i) => Math.max(c.title.length, ...cells.map((row) => row[i].length)));
-  const line = (values: string[]) => values.map((v, i) => v.padEnd(widths[i])).join('  ').trimEnd();
+  const line = (values: string[]) =>
+    values
+      .map((v, i) => v.padEnd(widths[i]))
+      .join('  ')
+      .trimEnd();
   return [line(columns.map((c) => c.title)), ...cells.map(line)].join('\n');
 }
 
@@ -45,5 +49,10 @@ export function showOrder(ctx: CommandContext, v: OrderView): void {
     shipment: v.shipment ? `${v.shipment.status}${v.shipment.awb ? ` ${v.shipment.awb}` : ''}${v.shipment.courier ? ` (${v.shipment.courier})` : ''}` : null,
     invoice: v.invoice ? `${v.invoice.invoice_number} ${v.invoice.payment_status}, due ${v.invoice.amount_due}` : null,
   };
-  ctx.out(printTable([row], Object.keys(row).map((k) => ({ key: k, title: k.toUpperCase() }))));
+  ctx.out(
+    printTable(
+      [row],
+      Object.keys(row).map((k) => ({ key: k, title: k.toUpperCase() })),
+    ),
+  );
 }

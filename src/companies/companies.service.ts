@@ -19,15 +19,17 @@ export interface CompanyInput {
 const COLUMNS = columnList(companies, ['id', 'name', 'slug', 'status', 'plan', 'auto_courier_booking', 'created_at', 'updated_at']);
 
 export function slugify(name: string): string {
-  return name
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .toLowerCase()
-    .replace(/&/g, ' and ')
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, 63)
-    .replace(/-+$/, '') || 'company';
+  return (
+    name
+      .normalize('NFKD')
+      .replace(/[\u0300-\u036f]/g, '')
+      .toLowerCase()
+      .replace(/&/g, ' and ')
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-+|-+$/g, '')
+      .slice(0, 63)
+      .replace(/-+$/, '') || 'company'
+  );
 }
 
 export function createCompanyService({ db }: { db: Db }) {

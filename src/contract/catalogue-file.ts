@@ -16,12 +16,7 @@ export const money = decimal(MONEY, 'must be a decimal with up to 2 places');
 export const quantityText = decimal(QUANTITY, 'must be a non-negative decimal with up to 3 places');
 const taxRate = decimal(MONEY, 'must be a GST percentage such as "18" or "5.00"').refine((v) => Number(v) <= 100, 'must be at most 100');
 
-const text = (max: number) =>
-  z
-    .string({ error: 'must be a string' })
-    .trim()
-    .min(1, 'must not be empty')
-    .max(max, `must be at most ${max} characters`);
+const text = (max: number) => z.string({ error: 'must be a string' }).trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`);
 const optionalText = (max: number) =>
   z
     .string({ error: 'must be a string or null' })

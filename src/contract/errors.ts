@@ -11,7 +11,10 @@ export const errorCatalogue = {
   insufficient_stock: { status: 409, description: 'Not enough stock to fill an order; nothing created' },
   payload_too_large: { status: 413, description: 'Body too large (code validation_failed)' },
   unsupported_media_type: { status: 415, description: 'Body not application/json (code validation_failed)' },
-  unprocessable: { status: 422, description: 'Company has no active stock location, or the external_reference belongs to an order staff are preparing; nothing created' },
+  unprocessable: {
+    status: 422,
+    description: 'Company has no active stock location, or the external_reference belongs to an order staff are preparing; nothing created',
+  },
   rate_limited: { status: 429, description: 'Rate limit exceeded; wait Retry-After seconds' },
   internal: { status: 500, description: 'Server fault; safe to retry' },
   unavailable: { status: 503, description: 'Service temporarily unavailable; safe to retry' },
@@ -71,7 +74,10 @@ export function errorBody(kind: ErrorKind, message: string, details?: unknown): 
 /** The first few problems in words, so a person reading only the message knows what to fix. */
 function summarise(details: FieldIssue[]): string {
   if (details.length === 1) return `${details[0].path}: ${details[0].message}`;
-  const shown = details.slice(0, 3).map((d) => `${d.path}: ${d.message}`).join('; ');
+  const shown = details
+    .slice(0, 3)
+    .map((d) => `${d.path}: ${d.message}`)
+    .join('; ');
   return `${details.length} fields are invalid: ${shown}${details.length > 3 ? `; and ${details.length - 3} more in details` : ''}`;
 }
 

@@ -68,5 +68,12 @@ export function orderOut(o: OrderFields, lines: LineFields[]): Order {
 
 /** The lookup's `shipment` object (spec shape). */
 export function shipmentOut(s: { awb: string | null; courier: string | null; status: ShipmentStatus; tracking_url: string | null; delivered_at: Date | null }) {
-  return { awb: s.awb, courier: s.courier, status: s.status, status_label: shipmentStatusLabel(s.status), tracking_url: s.tracking_url, delivered_at: isoOrNull(s.delivered_at) };
+  return {
+    awb: s.awb,
+    courier: s.courier,
+    status: s.status,
+    status_label: shipmentStatusLabel(s.status),
+    tracking_url: s.tracking_url,
+    delivered_at: isoOrNull(s.delivered_at),
+  };
 }

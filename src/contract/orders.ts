@@ -20,16 +20,12 @@ const requiredText = (max: number) =>
     .max(max, `must be at most ${max} characters`);
 
 /** Optional text: trimmed, at most max characters; empty counts as not given (null too, by nullsAsAbsent). */
-const optionalText = (max: number) =>
-  z
-    .string({ error: 'must be a string' })
-    .trim()
-    .max(max, `must be at most ${max} characters`)
-    .optional();
+const optionalText = (max: number) => z.string({ error: 'must be a string' }).trim().max(max, `must be at most ${max} characters`).optional();
 
 /** A phone as sent: 7–20 characters, then it must normalise to a reachable mobile number (E.164). */
 /** How a mobile number may be written, for parameter descriptions. */
-export const PHONE_FORMAT = "Any format ('98765 43210', '+91-98765-43210', '09876543210'), matched on the number; numbers without a country code are Indian. 7-20 characters.";
+export const PHONE_FORMAT =
+  "Any format ('98765 43210', '+91-98765-43210', '09876543210'), matched on the number; numbers without a country code are Indian. 7-20 characters.";
 
 export const phoneInput = z
   .string({ error: requiredAs('a mobile number as a string, e.g. "98765 43210"') })
@@ -60,13 +56,11 @@ const QUANTITY_RULE = 'must be a number greater than 0 with at most 3 decimals, 
  * Quantity as a JSON number or a decimal string; `2`, `"2"` and `"2.000"` are equal. Exponents in strings
  * ("1e3") are refused; a JSON number written 1e3 is the number 1000 once parsed, so it is accepted.
  */
-export const quantityInput = z
-  .union([z.number(), z.string()], { error: QUANTITY_RULE })
-  .superRefine((value, ctx) => {
-    const parsed = parseQuantity(value);
-    if (parsed === null) ctx.addIssue({ code: 'custom', message: QUANTITY_RULE });
-    else if (parsed.gt(MAX_QUANTITY)) ctx.addIssue({ code: 'custom', message: `must be at most ${MAX_QUANTITY}` });
-  });
+export const quantityInput = z.union([z.number(), z.string()], { error: QUANTITY_RULE }).superRefine((value, ctx) => {
+  const parsed = parseQuantity(value);
+  if (parsed === null) ctx.addIssue({ code: 'custom', message: QUANTITY_RULE });
+  else if (parsed.gt(MAX_QUANTITY)) ctx.addIssue({ code: 'custom', message: `must be at most ${MAX_QUANTITY}` });
+});
 
 /** The quantity as an exact decimal, or null when it is not a positive number with at most 3 decimals. */
 export function parseQuantity(value: number | string): Decimal | null {
@@ -119,41 +113,48 @@ export const deliveryAddressInput = deliveryAddressFields.superRefine((a, ctx) =
   }
 });
 
-export const orderItemInput = z.object({
-  product_id: z
-    .string({ error: requiredAs("a variant's sku, variant_id or barcode as a string") })
-    .trim()
-    .min(1, 'must not be empty')
-    .max(64, 'must be at most 64 characters'),
-  quantity: quantityInput,
-}, { error: requiredAs('an object { product_id, quantity }') });
+export const orderItemInput = z.object(
+  {
+    product_id: z
+      .string({ error: requiredAs("a variant's sku, variant_id or barcode as a string") })
+      .trim()
+      .min(1, 'must not be empty')
+      .max(64, 'must be at most 64 characters'),
+    quantity: quantityInput,
+  },
+  { error: requiredAs('an object { product_id, quantity }') },
+);
 
 /**
  * POST /orders body; also the `place_order` tool's parameters. Unknown fields (prices too) are dropped.
  * Every optional field, here and in the nested objects, takes null as not given (nullsAsAbsent).
  */
-export const placeOrderBody = nullsAsAbsent(z.object(
-  {
-    customer: nullsAsAbsent(z.object(
-      {
-        name: requiredText(120),
-        phone: phoneInput,
-        email: emailInput,
-      },
-      { error: requiredAs('an object { name, phone }') },
-    )),
-    items: z
-      .array(orderItemInput, { error: requiredAs('a list of { product_id, quantity }') })
-      .min(1, 'must list at least 1 item')
-      .max(MAX_ITEMS, `must list at most ${MAX_ITEMS} items`),
-    external_reference: requiredText(100),
-    notes: optionalText(500),
-    delivery_address: deliveryAddressInput.optional(),
-    payment: z.enum(['cod', 'prepaid'], { error: 'must be "cod" or "prepaid"' }).default('prepaid'),
-    payment_reference: optionalText(100),
-  },
-  { error: 'must be a JSON object { customer, items, external_reference }' },
-));
+export const placeOrderBody = nullsAsAbsent(
+  z.object(
+    {
+      customer: nullsAsAbsent(
+        z.object(
+          {
+            name: requiredText(120),
+            phone: phoneInput,
+            email: emailInput,
+          },
+          { error: requiredAs('an object { name, phone }') },
+        ),
+      ),
+      items: z
+        .array(orderItemInput, { error: requiredAs('a list of { product_id, quantity }') })
+        .min(1, 'must list at least 1 item')
+        .max(MAX_ITEMS, `must list at most ${MAX_ITEMS} items`),
+      external_reference: requiredText(100),
+      notes: optionalText(500),
+      delivery_address: deliveryAddressInput.optional(),
+      payment: z.enum(['cod', 'prepaid'], { error: 'must be "cod" or "prepaid"' }).default('prepaid'),
+      payment_reference: optionalText(100),
+    },
+    { error: 'must be a JSON object { customer, items, external_reference }' },
+  ),
+);
 
 export type PlaceOrderBody = z.output<typeof placeOrderBody>;
 
@@ -225,7 +226,12 @@ export const orderLookupSchema = orderSummarySchema.extend({
 });
 
 export const orderLookupParams = z.object({
-  reference: z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters').describe('Order number, order_id or external_reference. Max 100 characters.'),
+  reference: z
+    .string()
+    .trim()
+    .min(1, 'must not be empty')
+    .max(100, 'must be at most 100 characters')
+    .describe('Order number, order_id or external_reference. Max 100 characters.'),
 });
 
 export const orderLookupQuery = z.object({

@@ -15,7 +15,11 @@ export function fieldPath(path: ReadonlyArray<PropertyKey>): string {
  * The one zod-issue mapper: issues -> `{ path, message }` in the spec's notation (`items[0].quantity`).
  * `root` names an issue about the whole input; `under` prefixes each path when the input was a part of something larger.
  */
-export function issuesToDetails(issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }>, root = '', under: ReadonlyArray<PropertyKey> = []): FieldIssue[] {
+export function issuesToDetails(
+  issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }>,
+  root = '',
+  under: ReadonlyArray<PropertyKey> = [],
+): FieldIssue[] {
   return issues.map((i) => ({ path: fieldPath([...under, ...i.path]) || root || '(body)', message: i.message }));
 }
 

@@ -11,7 +11,8 @@ const hmacHex = (secret: string, t: number | string, rawBody: Buffer | string) =
  * The X-Courier-Signature value for a body: `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`
  * with the company's callback secret (Stripe's scheme). `at` defaults to now.
  */
-export const signCallback = (secret: string, rawBody: Buffer | string, at: number = Math.floor(Date.now() / 1000)) => `t=${at},v1=${hmacHex(secret, at, rawBody)}`;
+export const signCallback = (secret: string, rawBody: Buffer | string, at: number = Math.floor(Date.now() / 1000)) =>
+  `t=${at},v1=${hmacHex(secret, at, rawBody)}`;
 
 export type ParsedSignature = { t: number; v1: Buffer[] };
 

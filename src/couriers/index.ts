@@ -12,7 +12,12 @@ export function courierAdapter(config: CourierConfig | null): CourierAdapter {
   if (!config.baseUrl || !config.apiEmail || !config.apiPassword) {
     throw new CourierError('courier "shiprocket" is not fully configured (base URL, email and password)', false);
   }
-  return createShiprocketAdapter({ baseUrl: config.baseUrl, email: config.apiEmail, password: config.apiPassword, pickupLocation: config.pickupLocation ?? 'Primary' });
+  return createShiprocketAdapter({
+    baseUrl: config.baseUrl,
+    email: config.apiEmail,
+    password: config.apiPassword,
+    pickupLocation: config.pickupLocation ?? 'Primary',
+  });
 }
 
 export function trackingUrlFor(adapter: AdapterName, awb: string | null): string | null {

@@ -132,7 +132,12 @@ export function createShiprocketAdapter(settings: ShiprocketSettings): CourierAd
       if (assigned?.awb_assign_status !== 1 || typeof data?.awb_code !== 'string' || !data.awb_code) {
         throw new CourierError('courier did not assign an AWB', true);
       }
-      return { awb: data.awb_code, courier: String(data.courier_name ?? 'Shiprocket'), courierOrderId: String(created.order_id ?? ''), courierShipmentId: String(shipmentId) };
+      return {
+        awb: data.awb_code,
+        courier: String(data.courier_name ?? 'Shiprocket'),
+        courierOrderId: String(created.order_id ?? ''),
+        courierShipmentId: String(shipmentId),
+      };
     },
     async track(awb: string, signal: AbortSignal): Promise<ShipmentStatus | null> {
       const body = await authed(`/v1/external/courier/track/awb/${encodeURIComponent(awb)}`, { method: 'GET' }, signal);

@@ -5,13 +5,7 @@ import { newId } from '../lib/ids.js';
 import { normalizePhone } from '../lib/phone.js';
 import { toOrderSummary } from '../contract/order-output.js';
 import type { Customer, CustomerLookupQuery } from '../contract/customers.js';
-import {
-  findCustomerByPhone,
-  upsertCustomer,
-  recentOrders,
-  type AddressFields,
-  type CustomerRow,
-} from './customers.queries.js';
+import { findCustomerByPhone, upsertCustomer, recentOrders, type AddressFields, type CustomerRow } from './customers.queries.js';
 
 export type { AddressFields, CustomerRow } from './customers.queries.js';
 

@@ -5,7 +5,9 @@ export type { Database, Db, Row } from './client.js';
 export { withRetry } from './client.js';
 
 /** `DATABASE_URL` set: a PostgreSQL server through a pg pool; otherwise embedded PGlite in DATA_DIR. */
-export async function openDatabase(config: Pick<Config, 'DATABASE_URL' | 'DATA_DIR' | 'DB_POOL_MAX' | 'DB_STATEMENT_TIMEOUT_MS' | 'DB_CONNECT_TIMEOUT_MS'>): Promise<Database> {
+export async function openDatabase(
+  config: Pick<Config, 'DATABASE_URL' | 'DATA_DIR' | 'DB_POOL_MAX' | 'DB_STATEMENT_TIMEOUT_MS' | 'DB_CONNECT_TIMEOUT_MS'>,
+): Promise<Database> {
   if (config.DATABASE_URL) {
     return createPgDatabase({
       url: config.DATABASE_URL,

@@ -16,7 +16,9 @@ export async function migrate(db: Database, dir: string = MIGRATIONS_DIR, log?: 
   const applied: string[] = [];
   await db.execScriptsLocked(MIGRATION_LOCK, async (exec, tx) => {
     await exec('CREATE TABLE IF NOT EXISTS schema_migrations (version text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())');
-    const done = new Set((await tx.query<Pick<typeof schemaMigrations.$inferSelect, 'version'>>(sql`SELECT version FROM schema_migrations`)).map((r) => r.version));
+    const done = new Set(
+      (await tx.query<Pick<typeof schemaMigrations.$inferSelect, 'version'>>(sql`SELECT version FROM schema_migrations`)).map((r) => r.version),
+    );
     for (const file of files) {
       if (done.has(file)) continue;
       log?.(`applying migration ${file}`);

@@ -148,7 +148,8 @@ export function createBillingService({ db, config, clock, views }: { db: Db; con
       const orderId = await views.orderIdOf(companyId, reference);
       await db.tx(async (tx) => {
         const order = (await lockOrder(tx, companyId, orderId))!;
-        if (order.status === 'draft' || order.status === 'cancelled') throw new AppError('validation_failed', `order ${order.order_number} is ${order.status}; no invoice is issued for it`);
+        if (order.status === 'draft' || order.status === 'cancelled')
+          throw new AppError('validation_failed', `order ${order.order_number} is ${order.status}; no invoice is issued for it`);
         await issueInvoiceTx(tx, companyId, order, clock(), config.INVOICE_DUE_DAYS);
       });
       return views.view(companyId, orderId);
@@ -156,7 +157,8 @@ export function createBillingService({ db, config, clock, views }: { db: Db; con
 
     /** payment record <ref> <amount>: partial payments allowed, never more than is owed. */
     async recordPayment(companyId: string, reference: string, amountText: string, paymentReference: string | null = null) {
-      if (!/^\d{1,12}(\.\d{1,2})?$/.test(amountText.trim())) throw validationError([{ path: 'amount', message: 'must be a positive amount with at most 2 decimals, e.g. 250 or 99.50' }]);
+      if (!/^\d{1,12}(\.\d{1,2})?$/.test(amountText.trim()))
+        throw validationError([{ path: 'amount', message: 'must be a positive amount with at most 2 decimals, e.g. 250 or 99.50' }]);
       const amount = new Decimal(amountText.trim());
       const orderId = await views.orderIdOf(companyId, reference);
       await db.tx(async (tx) => {

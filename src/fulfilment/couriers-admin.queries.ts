@@ -12,7 +12,12 @@ export interface CourierConfigInput {
 }
 
 /** Creates or updates the company's courier configuration; `secret` is kept only on creation or rotation. */
-export async function upsertCourierConfig(db: Db, companyId: string, input: CourierConfigInput, secret: string): Promise<{ callback_secret: string; created: boolean }> {
+export async function upsertCourierConfig(
+  db: Db,
+  companyId: string,
+  input: CourierConfigInput,
+  secret: string,
+): Promise<{ callback_secret: string; created: boolean }> {
   const rows = await db.query<{ callback_secret: string; created: boolean }>(sql`
     INSERT INTO courier_configs (company_id, adapter, base_url, api_email, api_password, pickup_location, callback_secret)
     VALUES (${companyId}, ${input.adapter}, ${input.baseUrl ?? null}, ${input.email ?? null}, ${input.password ?? null}, ${input.pickupLocation ?? null}, ${secret})

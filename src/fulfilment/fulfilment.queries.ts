@@ -49,7 +49,9 @@ export async function setOrderLocation(tx: Db, companyId: string, orderId: strin
 }
 
 export async function setOrderAddress(tx: Db, companyId: string, orderId: string, address: DeliveryAddress): Promise<void> {
-  await tx.query(sql`UPDATE orders SET delivery_address = ${JSON.stringify(address)}::jsonb, updated_at = now() WHERE company_id = ${companyId} AND id = ${orderId}`);
+  await tx.query(
+    sql`UPDATE orders SET delivery_address = ${JSON.stringify(address)}::jsonb, updated_at = now() WHERE company_id = ${companyId} AND id = ${orderId}`,
+  );
 }
 
 export interface ShipmentRow {
@@ -130,19 +132,35 @@ export async function recordShipmentStatus(
   await insertShipmentEvent(tx, companyId, { id: newId('sev'), shipmentId, status, source, note });
 }
 
-export async function insertShipmentEvent(tx: Db, companyId: string, e: { id: string; shipmentId: string; status: string; source: TrackSource; note?: string | null }): Promise<void> {
+export async function insertShipmentEvent(
+  tx: Db,
+  companyId: string,
+  e: { id: string; shipmentId: string; status: string; source: TrackSource; note?: string | null },
+): Promise<void> {
   await tx.query(sql`
     INSERT INTO shipment_events (company_id, id, shipment_id, status, source, note)
     VALUES (${companyId}, ${e.id}, ${e.shipmentId}, ${e.status}, ${e.source}, ${e.note ?? null})`);
 }
 
 export async function findCourierConfig(db: Db, companyId: string): Promise<(CourierConfig & { callbackSecret: string }) | undefined> {
-  const rows = await db.query<{ adapter: AdapterName; base_url: string | null; api_email: string | null; api_password: string | null; pickup_location: string | null; callback_secret: string }>(
-    sql`SELECT adapter, base_url, api_email, api_password, pickup_location, callback_secret FROM courier_configs WHERE company_id = ${companyId}`,
-  );
+  const rows = await db.query<{
+    adapter: AdapterName;
+    base_url: string | null;
+    api_email: string | null;
+    api_password: string | null;
+    pickup_location: string | null;
+    callback_secret: string;
+  }>(sql`SELECT adapter, base_url, api_email, api_password, pickup_location, callback_secret FROM courier_configs WHERE company_id = ${companyId}`);
   const r = rows[0];
   if (!r) return undefined;
-  return { adapter: r.adapter, baseUrl: r.base_url, apiEmail: r.api_email, apiPassword: r.api_password, pickupLocation: r.pickup_location, callbackSecret: r.callback_secret };
+  return {
+    adapter: r.adapter,
+    baseUrl: r.base_url,
+    apiEmail: r.api_email,
+    apiPassword: r.api_password,
+    pickupLocation: r.pickup_location,
+    callbackSecret: r.callback_secret,
+  };
 }
 
 export interface BookingLine {
@@ -160,7 +178,9 @@ export async function findBookingLines(db: Db, companyId: string, orderId: strin
 }
 
 export async function findCustomerContact(db: Db, companyId: string, customerId: string): Promise<{ name: string; phone_e164: string }> {
-  const rows = await db.query<{ name: string; phone_e164: string }>(sql`SELECT name, phone_e164 FROM customers WHERE company_id = ${companyId} AND id = ${customerId}`);
+  const rows = await db.query<{ name: string; phone_e164: string }>(
+    sql`SELECT name, phone_e164 FROM customers WHERE company_id = ${companyId} AND id = ${customerId}`,
+  );
   return rows[0];
 }
 

@@ -30,14 +30,25 @@ export type OrderTarget = (typeof ORDER_TARGETS)[number];
  * The order's state machine: each move (confirm, pack, ship, deliver, cancel, return) with its stock and
  * invoice effects, under the order's row lock. Shipping calls applyMove when a courier's update moves the order.
  */
-export function createLifecycleService({ db, config, clock, views }: { db: Db; config: Pick<Config, 'INVOICE_DUE_DAYS'>; clock: () => Date; views: OrderViews }) {
+export function createLifecycleService({
+  db,
+  config,
+  clock,
+  views,
+}: {
+  db: Db;
+  config: Pick<Config, 'INVOICE_DUE_DAYS'>;
+  clock: () => Date;
+  views: OrderViews;
+}) {
   /** One move with its stock effects, inside the caller's transaction, the order row already locked. */
   async function applyMove(tx: Db, companyId: string, order: LockedOrder, to: OrderTarget, now: Date): Promise<void> {
     if (!(ORDER_MOVES[order.status] ?? []).includes(to)) {
       const allowed = ORDER_MOVES[order.status] ?? [];
       throw new AppError(
         'validation_failed',
-        `order ${order.order_number} is ${order.status}; it cannot move to ${to}` + (allowed.length ? ` (allowed: ${allowed.join(', ')})` : ' (no further moves)'),
+        `order ${order.order_number} is ${order.status}; it cannot move to ${to}` +
+          (allowed.length ? ` (allowed: ${allowed.join(', ')})` : ' (no further moves)'),
         [{ path: 'status', message: `${order.status} -> ${to} is not allowed` }],
       );
     }
@@ -59,7 +70,12 @@ export function createLifecycleService({ db, config, clock, views }: { db: Db; c
     const locationId = await findShipFromLocation(tx, companyId);
     if (!locationId) throw new AppError('unprocessable', 'the company has no active stock location to ship orders from; the draft stays a draft');
     const lines = await findBookingLines(tx, companyId, order.id);
-    await reserveStock(tx, { companyId, locationId, orderId: order.id, lines: lines.map((l) => ({ variantId: l.variant_id, quantity: new Decimal(l.quantity), productId: l.sku })) });
+    await reserveStock(tx, {
+      companyId,
+      locationId,
+      orderId: order.id,
+      lines: lines.map((l) => ({ variantId: l.variant_id, quantity: new Decimal(l.quantity), productId: l.sku })),
+    });
     await setOrderLocation(tx, companyId, order.id, locationId);
     await enqueueIfEligible(tx, companyId, order);
   }

@@ -62,9 +62,14 @@ export function createShippingService({
       const enqueued = await db.tx(async (tx) => {
         const order = await lockOrder(tx, companyId, orderId);
         if (!order) throw notFound(`no order "${reference}" in this company`);
-        if (!['draft', 'confirmed', 'packed'].includes(order.status)) throw new AppError('validation_failed', `order ${order.order_number} is ${order.status}; its address can no longer change`);
+        if (!['draft', 'confirmed', 'packed'].includes(order.status))
+          throw new AppError('validation_failed', `order ${order.order_number} is ${order.status}; its address can no longer change`);
         const shipment = await findShipment(tx, companyId, orderId);
-        if (shipment && shipment.status !== 'pending') throw new AppError('validation_failed', `order ${order.order_number} already has a booked shipment (${shipment.awb ?? 'no AWB'}); cancel it with the courier first`);
+        if (shipment && shipment.status !== 'pending')
+          throw new AppError(
+            'validation_failed',
+            `order ${order.order_number} already has a booked shipment (${shipment.awb ?? 'no AWB'}); cancel it with the courier first`,
+          );
         await setOrderAddress(tx, companyId, orderId, address);
         order.delivery_address = address;
         return order.status === 'draft' ? false : lifecycle.enqueueIfEligible(tx, companyId, order);
@@ -77,8 +82,10 @@ export function createShippingService({
       const orderId = await views.orderIdOf(companyId, reference);
       await db.tx(async (tx) => {
         const order = await lockOrder(tx, companyId, orderId);
-        if (!order || !['confirmed', 'packed'].includes(order.status)) throw new AppError('validation_failed', `order ${reference} must be confirmed or packed to book a courier`);
-        if (!order.delivery_address) throw new AppError('validation_failed', `order ${order.order_number} has no delivery address; add one with "order address"`);
+        if (!order || !['confirmed', 'packed'].includes(order.status))
+          throw new AppError('validation_failed', `order ${reference} must be confirmed or packed to book a courier`);
+        if (!order.delivery_address)
+          throw new AppError('validation_failed', `order ${order.order_number} has no delivery address; add one with "order address"`);
         if (await findShipment(tx, companyId, orderId)) throw new AppError('validation_failed', `order ${order.order_number} already has a shipment`);
         await insertCourierBookingJob(tx, companyId, newId('job'), orderId);
       });
@@ -89,32 +96,35 @@ export function createShippingService({
     async ship(companyId: string, reference: string, opts: { awb?: string; courier?: string; trackingUrl?: string }) {
       const orderId = await views.orderIdOf(companyId, reference);
       const now = clock();
-      await db.tx(async (tx) => {
-        const order = await lockOrder(tx, companyId, orderId);
-        if (!order) throw notFound(`no order "${reference}" in this company`);
-        if (order.status !== 'shipped') await lifecycle.applyMove(tx, companyId, order, 'shipped', now);
-        const existing = await findShipment(tx, companyId, orderId, true);
-        const status: ShipmentStatus = opts.awb ? 'booked' : 'pending';
-        if (!existing) {
-          const adapter: AdapterName = (await findCourierConfig(tx, companyId))?.adapter ?? 'manual';
-          const id = newId('shp');
-          const url = opts.trackingUrl ?? trackingUrlFor(adapter, opts.awb ?? null);
-          await insertShipment(tx, companyId, { id, orderId, adapter, courier: opts.courier ?? null, awb: opts.awb ?? null, status, trackingUrl: url });
-          await insertShipmentEvent(tx, companyId, { id: newId('sev'), shipmentId: id, status, source: 'cli', note: 'entered by staff' });
-        } else if (opts.awb || opts.courier || opts.trackingUrl) {
-          const awb = opts.awb ?? existing.awb;
-          await updateShipment(tx, companyId, existing.id, {
-            status: existing.status === 'pending' && awb ? 'booked' : existing.status,
-            courier: opts.courier ?? existing.courier,
-            awb,
-            trackingUrl: opts.trackingUrl ?? existing.tracking_url ?? trackingUrlFor(existing.adapter, awb),
-            deliveredAt: existing.delivered_at,
-          });
-        }
-      }).catch((err) => {
-        if ((err as { code?: string }).code === '23505') throw new AppError('validation_failed', `AWB ${opts.awb} is already used by another shipment of this company`);
-        throw err;
-      });
+      await db
+        .tx(async (tx) => {
+          const order = await lockOrder(tx, companyId, orderId);
+          if (!order) throw notFound(`no order "${reference}" in this company`);
+          if (order.status !== 'shipped') await lifecycle.applyMove(tx, companyId, order, 'shipped', now);
+          const existing = await findShipment(tx, companyId, orderId, true);
+          const status: ShipmentStatus = opts.awb ? 'booked' : 'pending';
+          if (!existing) {
+            const adapter: AdapterName = (await findCourierConfig(tx, companyId))?.adapter ?? 'manual';
+            const id = newId('shp');
+            const url = opts.trackingUrl ?? trackingUrlFor(adapter, opts.awb ?? null);
+            await insertShipment(tx, companyId, { id, orderId, adapter, courier: opts.courier ?? null, awb: opts.awb ?? null, status, trackingUrl: url });
+            await insertShipmentEvent(tx, companyId, { id: newId('sev'), shipmentId: id, status, source: 'cli', note: 'entered by staff' });
+          } else if (opts.awb || opts.courier || opts.trackingUrl) {
+            const awb = opts.awb ?? existing.awb;
+            await updateShipment(tx, companyId, existing.id, {
+              status: existing.status === 'pending' && awb ? 'booked' : existing.status,
+              courier: opts.courier ?? existing.courier,
+              awb,
+              trackingUrl: opts.trackingUrl ?? existing.tracking_url ?? trackingUrlFor(existing.adapter, awb),
+              deliveredAt: existing.delivered_at,
+            });
+          }
+        })
+        .catch((err) => {
+          if ((err as { code?: string }).code === '23505')
+            throw new AppError('validation_failed', `AWB ${opts.awb} is already used by another shipment of this company`);
+          throw err;
+        });
       return views.view(companyId, orderId);
     },
 
@@ -135,7 +145,11 @@ export function createShippingService({
       opts: { source: TrackSource; codCollected?: boolean | Decimal; note?: string | null } = { source: 'cli' },
     ) {
       if (!SHIPMENT_STATUSES.includes(status)) throw validationError([{ path: 'status', message: `must be one of ${SHIPMENT_STATUSES.join(', ')}` }]);
-      const orderId = target.awb ? await findOrderIdByAwb(db, companyId, target.awb) : target.reference ? await findOrderIdForStaff(db, companyId, target.reference) : undefined;
+      const orderId = target.awb
+        ? await findOrderIdByAwb(db, companyId, target.awb)
+        : target.reference
+          ? await findOrderIdForStaff(db, companyId, target.reference)
+          : undefined;
       if (!orderId) throw notFound(target.awb ? `no shipment with AWB "${target.awb}" in this company` : `no order "${target.reference}" in this company`);
       const now = clock();
       const cod = opts.codCollected === false || opts.codCollected === undefined ? undefined : opts.codCollected;
@@ -153,7 +167,8 @@ export function createShippingService({
         if (status === 'delivered' && move !== 'stale' && HOLD_DELIVERY.has(order.status)) {
           const cash = cod === undefined ? '' : cod === true ? ', cash collected' : `, cash collected ${money(cod)}`;
           const reason = `courier reported the parcel delivered${cash}, but order ${order.order_number} is ${order.status}: no invoice issued and no payment recorded; staff decide (refund, return or re-open)`;
-          if (opts.source === 'cli') throw new AppError('validation_failed', `order ${order.order_number} is ${order.status}; a delivery is not recorded for it`);
+          if (opts.source === 'cli')
+            throw new AppError('validation_failed', `order ${order.order_number} is ${order.status}; a delivery is not recorded for it`);
           const fresh = await insertCourierHold(tx, companyId, {
             id: newId('hld'),
             orderId,
@@ -163,14 +178,28 @@ export function createShippingService({
             source: opts.source,
             reason,
           });
-          if (fresh) await insertShipmentEvent(tx, companyId, { id: newId('sev'), shipmentId: shipment.id, status, source: opts.source, note: withNote(`held for staff: order is ${order.status}`, note) });
+          if (fresh)
+            await insertShipmentEvent(tx, companyId, {
+              id: newId('sev'),
+              shipmentId: shipment.id,
+              status,
+              source: opts.source,
+              note: withNote(`held for staff: order is ${order.status}`, note),
+            });
           return { result: 'held', message: reason };
         }
         if (move === 'stale') {
           const allowed = SHIPMENT_MOVES[shipment.status];
           const why = `shipment of ${order.order_number} is already ${shipment.status}; it cannot become ${status}`;
-          if (opts.source === 'cli') throw new AppError('validation_failed', why + (allowed.length ? ` (allowed: ${allowed.join(', ')})` : ' (no further moves)'));
-          await insertShipmentEvent(tx, companyId, { id: newId('sev'), shipmentId: shipment.id, status, source: opts.source, note: withNote(`not applied: shipment is already ${shipment.status}`, note) });
+          if (opts.source === 'cli')
+            throw new AppError('validation_failed', why + (allowed.length ? ` (allowed: ${allowed.join(', ')})` : ' (no further moves)'));
+          await insertShipmentEvent(tx, companyId, {
+            id: newId('sev'),
+            shipmentId: shipment.id,
+            status,
+            source: opts.source,
+            note: withNote(`not applied: shipment is already ${shipment.status}`, note),
+          });
           return { result: 'not_applied', message: `${why}; recorded as history only` };
         }
         let changed = false;
@@ -190,7 +219,9 @@ export function createShippingService({
           const invoice = await issueInvoiceTx(tx, companyId, order, now, config.INVOICE_DUE_DAYS);
           if ((await setDeliveryCashTx(tx, companyId, invoice.id, shipment.id, cod, shipment.awb, now)).changed) changed = true;
         }
-        return changed ? { result: 'applied', message: `shipment is ${status}` } : { result: 'repeated', message: `already recorded: shipment is ${status}; nothing changed` };
+        return changed
+          ? { result: 'applied', message: `shipment is ${status}` }
+          : { result: 'repeated', message: `already recorded: shipment is ${status}; nothing changed` };
       });
       return { ...(await views.view(companyId, orderId)), update: outcome };
     },

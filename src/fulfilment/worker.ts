@@ -15,7 +15,10 @@ import {
   readOrder,
 } from './fulfilment.queries.js';
 
-export type WorkerConfig = Pick<Config, 'FULFILMENT_POLL_MS' | 'FULFILMENT_MAX_ATTEMPTS' | 'FULFILMENT_RETRY_BASE_MS' | 'FULFILMENT_LEASE_MS' | 'COURIER_TIMEOUT_MS'>;
+export type WorkerConfig = Pick<
+  Config,
+  'FULFILMENT_POLL_MS' | 'FULFILMENT_MAX_ATTEMPTS' | 'FULFILMENT_RETRY_BASE_MS' | 'FULFILMENT_LEASE_MS' | 'COURIER_TIMEOUT_MS'
+>;
 
 interface WorkerLog {
   info(obj: object, msg: string): void;
@@ -45,12 +48,7 @@ class Skip extends Error {}
  * backoff up to FULFILMENT_MAX_ATTEMPTS, then the job is `failed` for staff (`jobs list --failed`). A job
  * whose worker died stays pending and is due again when its lease runs out; stop() hands it back at once.
  */
-export function createCourierWorker(deps: {
-  db: Db;
-  config: WorkerConfig;
-  log?: WorkerLog;
-  adapterFor?: (config: CourierConfig | null) => CourierAdapter;
-}) {
+export function createCourierWorker(deps: { db: Db; config: WorkerConfig; log?: WorkerLog; adapterFor?: (config: CourierConfig | null) => CourierAdapter }) {
   const { db, config } = deps;
   const log = deps.log ?? { info() {}, warn() {}, error() {} };
   const adapterFor = deps.adapterFor ?? courierAdapter;
@@ -126,7 +124,13 @@ export function createCourierWorker(deps: {
         : // manual: nothing is booked; the shipment waits for staff to enter AWB and courier
           await insertShipment(tx, companyId, { id, orderId, adapter: adapter.name, courier: null, awb: null, status: 'pending', trackingUrl: null });
       if (inserted) {
-        await insertShipmentEvent(tx, companyId, { id: newId('sev'), shipmentId: id, status: booking ? 'booked' : 'pending', source: 'worker', note: booking ? null : 'waiting for staff to book (manual courier)' });
+        await insertShipmentEvent(tx, companyId, {
+          id: newId('sev'),
+          shipmentId: id,
+          status: booking ? 'booked' : 'pending',
+          source: 'worker',
+          note: booking ? null : 'waiting for staff to book (manual courier)',
+        });
       }
       await finish(tx, job, null);
     });
@@ -149,7 +153,10 @@ export function createCourierWorker(deps: {
       UPDATE jobs SET status = ${final ? 'failed' : 'pending'}, last_error = ${message}, claimed_by = NULL, updated_at = now(),
         run_at = now() + ${final ? 0 : delay} * interval '1 millisecond'
       WHERE company_id = ${job.company_id} AND id = ${job.id} AND claimed_by = ${workerId} AND status = 'pending'`);
-    log[final ? 'error' : 'warn']({ job: job.id, order: job.order_id, attempts: job.attempts, err: message }, final ? 'courier booking failed; staff must act' : `courier booking failed; retrying in ${delay} ms`);
+    log[final ? 'error' : 'warn'](
+      { job: job.id, order: job.order_id, attempts: job.attempts, err: message },
+      final ? 'courier booking failed; staff must act' : `courier booking failed; retrying in ${delay} ms`,
+    );
   }
 
   /** Claims and performs one due job; false when none was due. */

@@ -38,7 +38,11 @@ function describe(err: ParserError): ParserRefusal {
       // Node counts the request line and the headers together against one 16 KB limit; when the request
       // line alone filled the packet in which the limit was crossed, it is the URL that is too long.
       return requestLineOverflowed(Buffer.isBuffer(err.rawPacket) ? err.rawPacket : undefined)
-        ? { status: 414, message: `the request URL is too long; the request line and headers together may be at most 16 KB, and the URL at most ${MAX_REQUEST_TARGET} bytes`, details: [{ path: '(path)', message: 'too long' }] }
+        ? {
+            status: 414,
+            message: `the request URL is too long; the request line and headers together may be at most 16 KB, and the URL at most ${MAX_REQUEST_TARGET} bytes`,
+            details: [{ path: '(path)', message: 'too long' }],
+          }
         : { status: 431, message: 'the request headers are too large; the request line and headers together may be at most 16 KB', details: head('too large') };
     case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
       return { status: 413, message: 'the chunked body carries too many chunk extensions', details: transferEncoding('chunk extensions too large') };
@@ -46,16 +50,32 @@ function describe(err: ParserError): ParserRefusal {
     case 'ERR_HTTP_HEADERS_TIMEOUT':
       return { status: 408, message: 'the request was not received in time; send it again' };
     case 'HPE_INVALID_CONTENT_LENGTH':
-      return { status: 400, message: 'Content-Length must be one non-negative decimal number, sent once', details: contentLength('not a single decimal number') };
+      return {
+        status: 400,
+        message: 'Content-Length must be one non-negative decimal number, sent once',
+        details: contentLength('not a single decimal number'),
+      };
     case 'HPE_UNEXPECTED_CONTENT_LENGTH':
-      return { status: 400, message: 'send either Content-Length or Transfer-Encoding, not both', details: contentLength('not allowed together with Transfer-Encoding') };
+      return {
+        status: 400,
+        message: 'send either Content-Length or Transfer-Encoding, not both',
+        details: contentLength('not allowed together with Transfer-Encoding'),
+      };
     case 'HPE_INVALID_TRANSFER_ENCODING':
       // llhttp reports Content-Length together with Transfer-Encoding under this code too
-      return { status: 400, message: 'Transfer-Encoding must end with chunked and must not be sent together with Content-Length', details: transferEncoding('invalid, or sent together with Content-Length') };
+      return {
+        status: 400,
+        message: 'Transfer-Encoding must end with chunked and must not be sent together with Content-Length',
+        details: transferEncoding('invalid, or sent together with Content-Length'),
+      };
     case 'HPE_INVALID_CHUNK_SIZE':
     case 'HPE_STRICT':
     case 'HPE_INVALID_EOF_STATE':
-      return { status: 400, message: 'the request body is not framed as its headers say (check the chunk sizes and Content-Length)', details: [{ path: '(body)', message: 'malformed framing' }] };
+      return {
+        status: 400,
+        message: 'the request body is not framed as its headers say (check the chunk sizes and Content-Length)',
+        details: [{ path: '(body)', message: 'malformed framing' }],
+      };
     case 'HPE_INVALID_METHOD':
       return { status: 400, message: 'the request method is not a valid HTTP method' };
     case 'HPE_INVALID_URL':
@@ -66,7 +86,11 @@ function describe(err: ParserError): ParserRefusal {
     case 'HPE_INVALID_CONSTANT':
     case 'HPE_LF_EXPECTED':
     case 'HPE_CR_EXPECTED':
-      return { status: 400, message: 'a header name or value contains characters HTTP does not allow, or a line is not ended by CR LF', details: head('malformed') };
+      return {
+        status: 400,
+        message: 'a header name or value contains characters HTTP does not allow, or a line is not ended by CR LF',
+        details: head('malformed'),
+      };
     default:
       return { status: 400, message: 'the request is not well-formed HTTP/1.1' };
   }
@@ -114,11 +138,19 @@ export function clientErrorHandler(this: FastifyInstance, err: ParserError, sock
 export function frameworkError(err: FastifyError, req: FastifyRequest, reply: FastifyReply): void {
   reply.header('x-request-id', req.id);
   if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') {
-    reply.status(414).send(errorBody('validation_failed', `a segment of the request path is longer than ${MAX_PARAM_LENGTH} characters`, [{ path: '(path)', message: 'too long' }]));
+    reply
+      .status(414)
+      .send(
+        errorBody('validation_failed', `a segment of the request path is longer than ${MAX_PARAM_LENGTH} characters`, [
+          { path: '(path)', message: 'too long' },
+        ]),
+      );
     return;
   }
   const path = err.code === 'FST_ERR_BAD_URL' ? '(path)' : '(request)';
-  reply.status(400).send(errorBody('validation_failed', 'the request URL is malformed; check its %-escapes', [{ path, message: 'not a valid URL (check its %-escapes)' }]));
+  reply
+    .status(400)
+    .send(errorBody('validation_failed', 'the request URL is malformed; check its %-escapes', [{ path, message: 'not a valid URL (check its %-escapes)' }]));
 }
 
 /**
@@ -130,7 +162,11 @@ export async function requestTargetGuard(req: FastifyRequest, reply: FastifyRepl
   if (url.length > MAX_REQUEST_TARGET) {
     return reply
       .status(414)
-      .send(errorBody('validation_failed', `the request URL is ${url.length} bytes long; at most ${MAX_REQUEST_TARGET} are accepted`, [{ path: '(path)', message: 'too long' }]));
+      .send(
+        errorBody('validation_failed', `the request URL is ${url.length} bytes long; at most ${MAX_REQUEST_TARGET} are accepted`, [
+          { path: '(path)', message: 'too long' },
+        ]),
+      );
   }
   if (req.raw.httpVersion === '1.1' && !req.headers.host) {
     return reply.status(400).send(errorBody('validation_failed', 'an HTTP/1.1 request must carry a Host header', head('host is missing')));

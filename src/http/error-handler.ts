@@ -26,9 +26,11 @@ export function toAppError(err: FastifyError | AppError | Error, bodyLimit?: num
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return validationError([{ path: '(body)', message: 'body is empty; send a JSON object' }], 'request body is empty');
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new AppError('payload_too_large', `request body is larger than the ${bodyLimit ? `${Math.floor(bodyLimit / 1024)} KB` : 'allowed'} limit; send fewer items or shorter notes`, [
-        { path: '(body)', message: 'too large' },
-      ]);
+      return new AppError(
+        'payload_too_large',
+        `request body is larger than the ${bodyLimit ? `${Math.floor(bodyLimit / 1024)} KB` : 'allowed'} limit; send fewer items or shorter notes`,
+        [{ path: '(body)', message: 'too large' }],
+      );
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return new AppError('unsupported_media_type', 'request body must be JSON: send Content-Type: application/json', [
         { path: '(headers).content-type', message: 'must be application/json' },

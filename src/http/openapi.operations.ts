@@ -45,7 +45,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     summary: 'Browse and search products',
     description:
       'Active products in alphabetical order, each with all its variants, prices (INR, GST included) and live stock. ' +
-      'Page with `limit`/`offset` while `has_more` is true. To order, send a variant\'s `sku` as `items[].product_id`.',
+      "Page with `limit`/`offset` while `has_more` is true. To order, send a variant's `sku` as `items[].product_id`.",
     responses: { 200: 'A page of products' },
   },
   'GET /catalog/products/:id': {
@@ -54,14 +54,15 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     summary: 'Get one product in full',
     description:
       'One product with all its variants, stock and every photo (signed links valid 10 minutes). The id may be a product id or SKU, ' +
-      'or a variant\'s SKU, id or barcode; `matched_variant_id` says which variant it named.',
+      "or a variant's SKU, id or barcode; `matched_variant_id` says which variant it named.",
     responses: { 200: 'The product' },
   },
   'GET /catalog/categories': {
     tag: 'Catalogue',
     operationId: 'listCategories',
     summary: 'List categories and brands',
-    description: 'Every category (with its parent) and brand, with the number of active products filed under each. Pass a `slug` to the `category` or `brand` filter of browse.',
+    description:
+      'Every category (with its parent) and brand, with the number of active products filed under each. Pass a `slug` to the `category` or `brand` filter of browse.',
     responses: { 200: 'Categories and brands' },
   },
   'POST /orders': {
@@ -94,7 +95,8 @@ export const OPERATIONS: Record<string, OperationDoc> = {
       400: {
         error: {
           code: 'validation_failed',
-          message: '2 fields are invalid: customer.phone: must be at least 7 characters; items[0].quantity: must be a number greater than 0 with at most 3 decimals, e.g. 2 or "2.5"',
+          message:
+            '2 fields are invalid: customer.phone: must be at least 7 characters; items[0].quantity: must be a number greater than 0 with at most 3 decimals, e.g. 2 or "2.5"',
           details: [
             { path: 'customer.phone', message: 'must be at least 7 characters' },
             { path: 'items[0].quantity', message: 'must be a number greater than 0 with at most 3 decimals, e.g. 2 or "2.5"' },
@@ -185,7 +187,9 @@ export function mcpOperationSchema(method: string): Record<string, unknown> {
       202: z.null(),
       ...errorResponses([401, 403, 413, 415, 429, 500]),
       // Malformed JSON is ours; a message that is not JSON-RPC is answered by the SDK in JSON-RPC.
-      400: z.union([errorResponses([400])[400], jsonRpcMessage]).meta({ description: 'Body is not valid JSON (error shape); not a JSON-RPC message, or a batch refused (JSON-RPC error, id null)' }),
+      400: z
+        .union([errorResponses([400])[400], jsonRpcMessage])
+        .meta({ description: 'Body is not valid JSON (error shape); not a JSON-RPC message, or a batch refused (JSON-RPC error, id null)' }),
     },
   };
 }

@@ -6,10 +6,10 @@ import type { Config } from '../config.js';
 import { OPERATIONS, mcpOperationSchema, type OperationDoc } from './openapi.operations.js';
 
 const DOC_INFO_DESCRIPTION = [
-  'Browse a company\'s catalogue with live stock, place confirmed orders (cash on delivery or prepaid) that reserve stock,',
+  "Browse a company's catalogue with live stock, place confirmed orders (cash on delivery or prepaid) that reserve stock,",
   'look up orders and find customers by phone. The same capabilities are MCP tools on `POST /mcp`.',
   '',
-  'Every request carries one company\'s API key, as `X-API-KEY: <key>` or `Authorization: Bearer <key>`; the key alone decides',
+  "Every request carries one company's API key, as `X-API-KEY: <key>` or `Authorization: Bearer <key>`; the key alone decides",
   'the company. Money and quantities are decimal strings; currency is INR, prices include GST. Successful bodies wrap the result',
   'in `data`; errors are `{ "error": { "code", "message", "details"? } }` and callers branch on `code`.',
   '',
@@ -45,7 +45,7 @@ export async function registerOpenApi(app: FastifyInstance, config: Pick<Config,
       ],
       components: {
         securitySchemes: {
-          apiKey: { type: 'apiKey', in: 'header', name: 'X-API-KEY', description: 'The company\'s API key' },
+          apiKey: { type: 'apiKey', in: 'header', name: 'X-API-KEY', description: "The company's API key" },
           bearer: { type: 'http', scheme: 'bearer', description: 'The same API key as `Authorization: Bearer <key>`' },
         },
       },

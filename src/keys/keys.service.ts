@@ -30,10 +30,7 @@ export function isWellFormedKey(key: string): boolean {
   return KEY_PATTERN.test(key);
 }
 
-export type AuthOutcome =
-  | { ok: true; tenant: Tenant }
-  | { ok: false; reason: 'unauthorized' }
-  | { ok: false; reason: 'forbidden'; message: string };
+export type AuthOutcome = { ok: true; tenant: Tenant } | { ok: false; reason: 'unauthorized' } | { ok: false; reason: 'forbidden'; message: string };
 
 const KEY_COLUMNS = columnList(apiKeys, KEY_FIELDS);
 
@@ -49,10 +46,7 @@ export function createKeyService({ db }: { db: Db }) {
           sql`SELECT count(*)::int AS active FROM api_keys WHERE company_id = ${companyId} AND revoked_at IS NULL`,
         );
         if (active >= MAX_ACTIVE_KEYS) {
-          throw new AppError(
-            'validation_failed',
-            `company already has ${MAX_ACTIVE_KEYS} active keys (the most allowed); revoke one before creating another`,
-          );
+          throw new AppError('validation_failed', `company already has ${MAX_ACTIVE_KEYS} active keys (the most allowed); revoke one before creating another`);
         }
         const publicId = randomAlnum(12);
         const key = `${KEY_PREFIX}_${publicId}_${randomAlnum(32)}`;

@@ -64,9 +64,10 @@ export function normalizePhone(raw: string): NormalizePhoneResult {
 
   if (!phone.isValid()) {
     const national = phone.nationalNumber.length;
-    const detail = phone.countryCallingCode === '91'
-      ? `an Indian mobile number has 10 digits starting with 6, 7, 8 or 9${national === 10 ? '' : `, this one has ${national}`}`
-      : `it is not a valid number for country code +${phone.countryCallingCode}`;
+    const detail =
+      phone.countryCallingCode === '91'
+        ? `an Indian mobile number has 10 digits starting with 6, 7, 8 or 9${national === 10 ? '' : `, this one has ${national}`}`
+        : `it is not a valid number for country code +${phone.countryCallingCode}`;
     return { ok: false, message: `not a valid phone number: ${detail} (${EXAMPLE})` };
   }
   if (phone.ext) {

@@ -59,12 +59,12 @@ function nameKey(name: string): string {
 
 /** Old names and common variants -> official name. */
 const ALIASES: Record<string, string> = {
-  'Orissa': 'Odisha',
-  'Pondicherry': 'Puducherry',
-  'Pondichery': 'Puducherry',
-  'Uttaranchal': 'Uttarakhand',
-  'Chattisgarh': 'Chhattisgarh',
-  'Chhatisgarh': 'Chhattisgarh',
+  Orissa: 'Odisha',
+  Pondicherry: 'Puducherry',
+  Pondichery: 'Puducherry',
+  Uttaranchal: 'Uttarakhand',
+  Chattisgarh: 'Chhattisgarh',
+  Chhatisgarh: 'Chhattisgarh',
   'NCT of Delhi': 'Delhi',
   'National Capital Territory of Delhi': 'Delhi',
   'New Delhi': 'Delhi',
@@ -135,9 +135,7 @@ export function resolveDeliveryState(pin: string, givenState?: string | null): D
     if (given !== null && givenOfficial !== state) {
       return {
         ok: false,
-        message:
-          `state ${given} does not match PIN ${pinText} (${state}): ` +
-          `correct delivery_address.state or the PIN code, or leave the state out`,
+        message: `state ${given} does not match PIN ${pinText} (${state}): ` + `correct delivery_address.state or the PIN code, or leave the state out`,
       };
     }
     return { ok: true, state };

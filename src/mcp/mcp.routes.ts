@@ -35,9 +35,14 @@ export function registerMcpRoutes(api: FastifyInstance, services: Services): voi
     const reset = String(result.ttlInSeconds);
     reply.header('x-ratelimit-limit', result.max).header('x-ratelimit-remaining', result.remaining).header('x-ratelimit-reset', reset);
     if (result.isExceeded) {
-      throw new AppError('rate_limited', `rate limit of ${result.max} requests per window exceeded for this key (each tool call, and each message of a batch, counts); retry after ${reset} s`, undefined, {
-        'retry-after': reset,
-      });
+      throw new AppError(
+        'rate_limited',
+        `rate limit of ${result.max} requests per window exceeded for this key (each tool call, and each message of a batch, counts); retry after ${reset} s`,
+        undefined,
+        {
+          'retry-after': reset,
+        },
+      );
     }
   }
 

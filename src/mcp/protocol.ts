@@ -13,7 +13,6 @@ import { fieldPath } from '../contract/validation.js';
  * batches and how large, what a POST spends of the key's budget, and readable invalid-params errors.
  */
 
-
 export const JSONRPC_INVALID_REQUEST = -32600;
 export const JSONRPC_INVALID_PARAMS = -32602;
 
@@ -125,5 +124,10 @@ export function invalidParams(message: unknown): JsonRpcError | undefined {
   const parsed = schema.safeParse({ method: message.method, params });
   if (parsed.success) return undefined;
   const issues = parsed.error?.issues ?? [];
-  return invalid(issues.slice(0, 3).map((i) => describeIssue(message, i)).join('; ') || 'params do not match the method');
+  return invalid(
+    issues
+      .slice(0, 3)
+      .map((i) => describeIssue(message, i))
+      .join('; ') || 'params do not match the method',
+  );
 }

@@ -8,10 +8,10 @@ import { TOOLS, type ToolContext, type ToolDefinition } from './tools.js';
 export const SERVER_INFO = { name: 'commerce-api', title: 'Catalogue, Orders and Customers', version: '1.3.0' };
 
 const INSTRUCTIONS =
-  'Tools for one company\'s catalogue, orders and customers (India; prices in INR including GST). ' +
+  "Tools for one company's catalogue, orders and customers (India; prices in INR including GST). " +
   'Find products with browse_catalog, order a variant by its sku with place_order (a new external_reference per new order, the same one when retrying), ' +
-  'look orders up with get_order (pass the customer\'s phone when answering a customer), and customers with find_customer. ' +
-  'Respect messaging_opted_out. Every result is JSON in the REST API\'s shape; errors come as isError with { error: { code, message, details } }.';
+  "look orders up with get_order (pass the customer's phone when answering a customer), and customers with find_customer. " +
+  "Respect messaging_opted_out. Every result is JSON in the REST API's shape; errors come as isError with { error: { code, message, details } }.";
 
 /** tools/list, computed once: JSON Schemas come from the same zod schemas that validate the calls. */
 const TOOL_LIST: Tool[] = TOOLS.map((t) => ({

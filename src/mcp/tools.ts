@@ -49,7 +49,7 @@ export const TOOLS: ToolDefinition[] = [
     name: 'browse_catalog',
     title: 'Browse or search the catalogue',
     description:
-      'Lists the company\'s active products alphabetically, each with all its variants, prices (INR, GST included) and live stock. ' +
+      "Lists the company's active products alphabetically, each with all its variants, prices (INR, GST included) and live stock. " +
       'Use it to answer "what do you have", to search ("red shirt xl" matches every word across name, SKU, description, variant names, options and barcodes), ' +
       'or to filter by category or brand (id, slug or name from list_categories; sub-categories included). ' +
       'To order, pick a variant and send its `sku` as items[].product_id to place_order. A variant can be ordered only when `in_stock` is true and up to `available` units. ' +
@@ -64,7 +64,7 @@ export const TOOLS: ToolDefinition[] = [
     title: 'Get one product in full',
     description:
       'One product with all its variants, stock and every photo (signed links valid 10 minutes; fetch them when needed, do not store them). ' +
-      'The id may be a product id, a product SKU, or a variant\'s SKU, id or barcode; when it names one variant, matched_variant_id says which. ' +
+      "The id may be a product id, a product SKU, or a variant's SKU, id or barcode; when it names one variant, matched_variant_id says which. " +
       'Answers not_found for unknown or inactive products.',
     input: productIdSchema,
     output: productDetailResponseSchema,
@@ -100,7 +100,7 @@ export const TOOLS: ToolDefinition[] = [
     description:
       'One order with its items, status (status_label is the status in words to show a customer), shipment tracking and invoice (amount_due is what is still owed). ' +
       'The reference may be the order number (e.g. ORD-100001), the order_id, or the external_reference it was placed with. ' +
-      'When answering a customer, ALWAYS pass their phone: the order is then returned only if it is theirs (otherwise not_found), so one customer never sees another\'s order.',
+      "When answering a customer, ALWAYS pass their phone: the order is then returned only if it is theirs (otherwise not_found), so one customer never sees another's order.",
     input: orderLookupParams.extend(orderLookupQuery.shape),
     output: z.object({ data: orderLookupSchema }),
     annotations: read('Look up an order'),
@@ -138,7 +138,8 @@ export const TOOLS: ToolDefinition[] = [
   define({
     name: 'get_product',
     title: 'Get one orderable item (v1.0, flat)',
-    description: 'Kept for agents built on v1.0; prefer get_product_details. One orderable item (sku, name, price, available, in_stock) by variant SKU, variant id or barcode.',
+    description:
+      'Kept for agents built on v1.0; prefer get_product_details. One orderable item (sku, name, price, available, in_stock) by variant SKU, variant id or barcode.',
     input: itemLookupSchema,
     output: itemResponseSchema,
     annotations: read('Get one orderable item (v1.0)'),

@@ -28,7 +28,13 @@ const FORWARDED_HOST = /^(?:[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*|\[[0-9A-Fa-f:.]+\]
  * Signs and checks photo links. The secret is SIGNING_SECRET, or one generated on first use and kept
  * in `service_secrets` so every instance signs alike (the first writer wins; everyone reads it back).
  */
-export function createMediaService({ db, config }: { db: Db; config: Pick<Config, 'SIGNING_SECRET' | 'PUBLIC_URL' | 'MEDIA_DIR' | 'TRUST_PROXY' | 'HOST' | 'PORT'> }) {
+export function createMediaService({
+  db,
+  config,
+}: {
+  db: Db;
+  config: Pick<Config, 'SIGNING_SECRET' | 'PUBLIC_URL' | 'MEDIA_DIR' | 'TRUST_PROXY' | 'HOST' | 'PORT'>;
+}) {
   let secret: Promise<string> | undefined;
   const loadSecret = async (): Promise<string> => {
     if (config.SIGNING_SECRET) return config.SIGNING_SECRET;

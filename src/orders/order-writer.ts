@@ -44,7 +44,12 @@ export function createOrderWriter({ db, orderNumbers = orderNumbersFor(db) }: { 
       const id = newId('ord');
       const orderNumber = await orderNumbers.next(companyId); // before the transaction: see OrderNumbers.next
       await db.tx(async (tx) => {
-        const customer = await recogniseCustomer(tx, companyId, { name: body.customer.name, phoneE164: phone.e164, email: body.customer.email || null, address: given });
+        const customer = await recogniseCustomer(tx, companyId, {
+          name: body.customer.name,
+          phoneE164: phone.e164,
+          email: body.customer.email || null,
+          address: given,
+        });
         const written = await insertDraftOrder(tx, companyId, {
           id,
           orderNumber,

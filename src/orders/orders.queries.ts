@@ -149,7 +149,17 @@ export async function insertCourierBookingJob(db: Db, companyId: string, jobId: 
 export async function insertDraftOrder(
   tx: Db,
   companyId: string,
-  o: { id: string; orderNumber: string; externalReference: string | null; customerId: string; payment: 'cod' | 'prepaid'; paymentReference: string | null; notes: string | null; amount: string; deliveryAddress: DeliveryAddress | null },
+  o: {
+    id: string;
+    orderNumber: string;
+    externalReference: string | null;
+    customerId: string;
+    payment: 'cod' | 'prepaid';
+    paymentReference: string | null;
+    notes: string | null;
+    amount: string;
+    deliveryAddress: DeliveryAddress | null;
+  },
 ): Promise<boolean> {
   const rows = await tx.query(sql`
     INSERT INTO orders (company_id, id, order_number, external_reference, customer_id, status, payment, payment_reference, notes, amount, delivery_address)
@@ -202,7 +212,12 @@ export async function findOrderById(db: Db, companyId: string, orderId: string):
  * (a caller's reference may look like another order's number). Drafts never match; with `phoneE164`, only
  * that customer's orders do. The order's one shipment and one invoice are joined (each unique per order).
  */
-export async function findOrderByReference(db: Db, companyId: string, reference: string, phoneE164: string | null): Promise<(OrderRow & FulfilmentColumns) | undefined> {
+export async function findOrderByReference(
+  db: Db,
+  companyId: string,
+  reference: string,
+  phoneE164: string | null,
+): Promise<(OrderRow & FulfilmentColumns) | undefined> {
   const rows = await db.query<OrderRow & FulfilmentColumns>(sql`
     SELECT ${ORDER_COLUMNS},
       s.status AS shipment_status, s.awb AS shipment_awb, s.courier AS shipment_courier, s.tracking_url AS shipment_tracking_url,

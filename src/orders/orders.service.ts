@@ -41,7 +41,15 @@ export const referenceHeldByDraft = (reference: string) =>
   );
 
 /** `clock` decides when an invoice counts as overdue (tests pass their own). */
-export function createOrderService({ db, clock = () => new Date(), orderNumbers = orderNumbersFor(db) }: { db: Db; clock?: () => Date; orderNumbers?: OrderNumbers }) {
+export function createOrderService({
+  db,
+  clock = () => new Date(),
+  orderNumbers = orderNumbersFor(db),
+}: {
+  db: Db;
+  clock?: () => Date;
+  orderNumbers?: OrderNumbers;
+}) {
   const writer = createOrderWriter({ db, orderNumbers });
   async function loadOrder(dbOrTx: Db, companyId: string, orderId: string): Promise<Order> {
     const row = await findOrderById(dbOrTx, companyId, orderId);
@@ -90,7 +98,15 @@ export function createOrderService({ db, clock = () => new Date(), orderNumbers 
           delivery_address: address,
           location_id: prelude.location_id,
         },
-        lines: lines.map((l) => ({ variant_id: l.variantId, sku: l.sku, name: l.name, quantity: l.quantity, unit_price: l.unitPrice, line_total: l.lineTotal, tax_rate: l.taxRate })),
+        lines: lines.map((l) => ({
+          variant_id: l.variantId,
+          sku: l.sku,
+          name: l.name,
+          quantity: l.quantity,
+          unit_price: l.unitPrice,
+          line_total: l.lineTotal,
+          tax_rate: l.taxRate,
+        })),
         reservations: reservationLines(lines.map((l) => ({ variantId: l.variantId, quantity: l.quantityDec, productId: l.productId }))),
         booking_job_id: address && prelude.auto_courier_booking ? newId('job') : null,
       };
@@ -126,7 +142,13 @@ export function createOrderService({ db, clock = () => new Date(), orderNumbers 
         customer: { name: o.customer_name, phone: o.customer_phone },
         items: lines.map(lineOut),
         shipment: o.shipment_status
-          ? shipmentOut({ awb: o.shipment_awb, courier: o.shipment_courier, status: o.shipment_status as ShipmentStatus, tracking_url: o.shipment_tracking_url, delivered_at: o.shipment_delivered_at })
+          ? shipmentOut({
+              awb: o.shipment_awb,
+              courier: o.shipment_courier,
+              status: o.shipment_status as ShipmentStatus,
+              tracking_url: o.shipment_tracking_url,
+              delivered_at: o.shipment_delivered_at,
+            })
           : null,
         invoice:
           o.invoice_number && o.invoice_total !== null && o.invoice_amount_paid !== null && o.invoice_due_at

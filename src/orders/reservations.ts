@@ -36,7 +36,11 @@ export function reservationLines(lines: ReservationRequest[]) {
 export function insufficientStock(err: unknown): AppError | undefined {
   const e = err as { code?: string; detail?: string } | null;
   if (e?.code !== SHORT_STOCK || !e.detail) return undefined;
-  const short: ShortItem[] = (JSON.parse(e.detail) as ShortItem[]).map((s) => ({ product_id: s.product_id, requested: qty(s.requested), available: qty(s.available) }));
+  const short: ShortItem[] = (JSON.parse(e.detail) as ShortItem[]).map((s) => ({
+    product_id: s.product_id,
+    requested: qty(s.requested),
+    available: qty(s.available),
+  }));
   const names = short.map((s) => `${s.product_id} (requested ${s.requested}, available ${s.available})`).join('; ');
   return new AppError('insufficient_stock', `not enough stock: ${names}; nothing was created`, short);
 }
@@ -50,10 +54,7 @@ export async function reserveStock(
   { companyId, locationId, orderId, lines }: { companyId: string; locationId: string; orderId: string; lines: ReservationRequest[] },
 ): Promise<void> {
   try {
-    await tx.query(
-      sql`SELECT reserve_stock(${companyId}, ${locationId}, ${orderId}, ${JSON.stringify(reservationLines(lines))}::jsonb)`,
-      'reserve_stock',
-    );
+    await tx.query(sql`SELECT reserve_stock(${companyId}, ${locationId}, ${orderId}, ${JSON.stringify(reservationLines(lines))}::jsonb)`, 'reserve_stock');
   } catch (err) {
     throw insufficientStock(err) ?? err;
   }
@@ -73,7 +74,10 @@ async function lockOrderReservations(tx: Db, companyId: string, orderId: string,
     WHERE company_id = ${companyId} AND order_id = ${orderId} AND status = ${status}
     ORDER BY variant_id COLLATE "C", location_id COLLATE "C"`);
   if (rows.length === 0) return rows;
-  const keys = sql.join(rows.map((r) => sql`(${r.variant_id}, ${r.location_id})`), sql`, `);
+  const keys = sql.join(
+    rows.map((r) => sql`(${r.variant_id}, ${r.location_id})`),
+    sql`, `,
+  );
   await tx.query(sql`
     SELECT 1 FROM stock_levels WHERE company_id = ${companyId} AND (variant_id, location_id) IN (${keys})
     ORDER BY variant_id COLLATE "C", location_id COLLATE "C"
@@ -84,7 +88,10 @@ async function lockOrderReservations(tx: Db, companyId: string, orderId: string,
 /** Applies per-row deltas to the locked stock rows: on_hand += dOnHand * q, reserved += dReserved * q. */
 async function applyStockDeltas(tx: Db, companyId: string, rows: ReservationRow[], dOnHand: -1 | 0 | 1, dReserved: -1 | 0): Promise<void> {
   if (rows.length === 0) return;
-  const values = sql.join(rows.map((r) => sql`(${r.variant_id}, ${r.location_id}, ${r.quantity}::numeric)`), sql`, `);
+  const values = sql.join(
+    rows.map((r) => sql`(${r.variant_id}, ${r.location_id}, ${r.quantity}::numeric)`),
+    sql`, `,
+  );
   await tx.query(sql`
     UPDATE stock_levels s SET on_hand = s.on_hand + ${dOnHand}::int * x.q, reserved = s.reserved + ${dReserved}::int * x.q, updated_at = now()
     FROM (SELECT v, l, sum(q) AS q FROM (VALUES ${values}) AS t(v, l, q) GROUP BY v, l) AS x

@@ -28,7 +28,15 @@ async function seedCompany() {
     category_id: shirts,
     brand_id: loom,
     variants: [
-      { sku: 'SHIRT-001-RED-XL', name: 'Red / XL', barcode: '8901234567890', attributes: { Colour: 'Red', Size: 'XL' }, selling_price: '799', mrp: '999', stock: { WH: '5', STORE: '2' } },
+      {
+        sku: 'SHIRT-001-RED-XL',
+        name: 'Red / XL',
+        barcode: '8901234567890',
+        attributes: { Colour: 'Red', Size: 'XL' },
+        selling_price: '799',
+        mrp: '999',
+        stock: { WH: '5', STORE: '2' },
+      },
       { sku: 'SHIRT-001-RED-M', name: 'Red / M', attributes: { Colour: 'Red', Size: 'M' }, selling_price: '749.5', mrp: '999', stock: '0' },
       { sku: 'SHIRT-001-BLUE-XL', name: 'Blue / XL', attributes: { Colour: 'Blue', Size: 'XL' }, selling_price: '899', mrp: '999', stock: { STORE: '3' } },
       { sku: 'SHIRT-001-GRN-S', name: 'Green / S', attributes: { Colour: 'Green', Size: 'S' }, selling_price: '99', mrp: '999', active: false, stock: '100' },
@@ -51,8 +59,17 @@ async function seedCompany() {
     tax_rate: '18',
     variants: [{ sku: 'FW-ALOE-100', selling_price: '249', mrp: '299', stock: '0' }],
   });
-  await addSearchableProduct(db, cid, { sku: 'HIDDEN', name: 'Aaa Hidden Product', active: false, variants: [{ sku: 'HIDDEN-1', selling_price: '1', stock: '9' }] });
-  await addSearchableProduct(db, cid, { sku: 'GHOST', name: 'Aaa Ghost Product', variants: [{ sku: 'GHOST-1', selling_price: '1', active: false, stock: '9' }] });
+  await addSearchableProduct(db, cid, {
+    sku: 'HIDDEN',
+    name: 'Aaa Hidden Product',
+    active: false,
+    variants: [{ sku: 'HIDDEN-1', selling_price: '1', stock: '9' }],
+  });
+  await addSearchableProduct(db, cid, {
+    sku: 'GHOST',
+    name: 'Aaa Ghost Product',
+    variants: [{ sku: 'GHOST-1', selling_price: '1', active: false, stock: '9' }],
+  });
   return { ...co, loc, ids: { apparel, men, shirts, grocery, loom, farm }, shirt, rice, wash };
 }
 
@@ -67,7 +84,25 @@ describe('GET /catalog/products', () => {
 
     const shirt = body.data[2];
     expect(Object.keys(shirt).sort()).toEqual(
-      ['product_id', 'sku', 'name', 'description', 'category', 'brand', 'unit', 'hsn_code', 'tax_rate', 'currency', 'price_range', 'options', 'available', 'available_total', 'in_stock', 'image_url', 'variants'].sort(),
+      [
+        'product_id',
+        'sku',
+        'name',
+        'description',
+        'category',
+        'brand',
+        'unit',
+        'hsn_code',
+        'tax_rate',
+        'currency',
+        'price_range',
+        'options',
+        'available',
+        'available_total',
+        'in_stock',
+        'image_url',
+        'variants',
+      ].sort(),
     );
     expect(shirt).toMatchObject({
       product_id: co.shirt.productId,
@@ -91,7 +126,9 @@ describe('GET /catalog/products', () => {
     });
     expect(shirt.variants).toHaveLength(3);
     const v = shirt.variants[0];
-    expect(Object.keys(v).sort()).toEqual(['variant_id', 'sku', 'barcode', 'name', 'attributes', 'selling_price', 'mrp', 'available', 'available_total', 'in_stock', 'image_url'].sort());
+    expect(Object.keys(v).sort()).toEqual(
+      ['variant_id', 'sku', 'barcode', 'name', 'attributes', 'selling_price', 'mrp', 'available', 'available_total', 'in_stock', 'image_url'].sort(),
+    );
     expect(v).toEqual({
       variant_id: co.shirt.variantIds['SHIRT-001-RED-XL'],
       sku: 'SHIRT-001-RED-XL',
@@ -110,7 +147,15 @@ describe('GET /catalog/products', () => {
     expect(shirt.variants[2]).toMatchObject({ sku: 'SHIRT-001-BLUE-XL', available: '0.000', available_total: '3.000', in_stock: false });
 
     const wash = body.data[0];
-    expect(wash).toMatchObject({ category: null, brand: null, hsn_code: null, options: {}, in_stock: false, available: '0.000', price_range: { min: '249.00', max: '249.00' } });
+    expect(wash).toMatchObject({
+      category: null,
+      brand: null,
+      hsn_code: null,
+      options: {},
+      in_stock: false,
+      available: '0.000',
+      price_range: { min: '249.00', max: '249.00' },
+    });
     const rice = body.data[1];
     expect(rice).toMatchObject({ unit: 'KG', tax_rate: '5.00', available: '12.500', description: null });
 
@@ -191,7 +236,11 @@ describe('GET /catalog/products', () => {
     await addLocations(ctx.db, co.company.id);
     // duplicate names force the id tie-break
     for (let i = 0; i < 23; i++) {
-      await addSearchableProduct(ctx.db, co.company.id, { sku: `P-${i}`, name: i % 3 === 0 ? 'Same Name' : `Item ${String(i).padStart(2, '0')}`, variants: [{ sku: `V-${i}`, selling_price: '10' }] });
+      await addSearchableProduct(ctx.db, co.company.id, {
+        sku: `P-${i}`,
+        name: i % 3 === 0 ? 'Same Name' : `Item ${String(i).padStart(2, '0')}`,
+        variants: [{ sku: `V-${i}`, selling_price: '10' }],
+      });
     }
     const seen: string[] = [];
     for (let offset = 0; ; offset += 5) {

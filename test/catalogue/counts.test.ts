@@ -21,7 +21,14 @@ describe('unfiltered browse total (listed-product counter)', () => {
     expect(await totals(company.id, key)).toEqual({ browse: 0, truth: 0 });
     await addLocations(ctx.db, company.id);
     const a = await addProduct(ctx.db, company.id, { sku: 'A', name: 'Alpha', variants: [{ sku: 'A-1', selling_price: '10.00', stock: '1' }] });
-    await addProduct(ctx.db, company.id, { sku: 'B', name: 'Beta', variants: [{ sku: 'B-1', selling_price: '10.00' }, { sku: 'B-2', selling_price: '12.00' }] });
+    await addProduct(ctx.db, company.id, {
+      sku: 'B',
+      name: 'Beta',
+      variants: [
+        { sku: 'B-1', selling_price: '10.00' },
+        { sku: 'B-2', selling_price: '12.00' },
+      ],
+    });
     await addProduct(ctx.db, company.id, { sku: 'C', name: 'Gamma', active: false, variants: [{ sku: 'C-1', selling_price: '10.00' }] });
     expect(await totals(company.id, key)).toEqual({ browse: 2, truth: 2 });
 

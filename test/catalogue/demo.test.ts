@@ -37,7 +37,12 @@ describe('demo catalogue', () => {
     const img = await ctx.app.inject({ url: shirt.image_url.replace(/^http:\/\/[^/]+/, '') });
     expect(img.statusCode).toBe(200);
     expect(img.headers['content-type']).toBe('image/png');
-    const locs = await ctx.db.query<{ kind: string; ships_orders: boolean }>(sql`SELECT kind, ships_orders FROM stock_locations WHERE company_id = ${seeded!.companyId} ORDER BY kind`);
-    expect(locs).toEqual([{ kind: 'store', ships_orders: false }, { kind: 'warehouse', ships_orders: true }]);
+    const locs = await ctx.db.query<{ kind: string; ships_orders: boolean }>(
+      sql`SELECT kind, ships_orders FROM stock_locations WHERE company_id = ${seeded!.companyId} ORDER BY kind`,
+    );
+    expect(locs).toEqual([
+      { kind: 'store', ships_orders: false },
+      { kind: 'warehouse', ships_orders: true },
+    ]);
   });
 });

@@ -27,7 +27,12 @@ async function seed() {
   });
   // a single-variant product whose variant shares the product's SKU
   const soap = await addSearchableProduct(ctx.db, cid, { sku: 'SOAP', name: 'Neem Soap', variants: [{ sku: 'SOAP', selling_price: '45', stock: '10' }] });
-  const off = await addSearchableProduct(ctx.db, cid, { sku: 'OFF', name: 'Retired', active: false, variants: [{ sku: 'OFF-1', barcode: '8900000000042', selling_price: '10', stock: '3' }] });
+  const off = await addSearchableProduct(ctx.db, cid, {
+    sku: 'OFF',
+    name: 'Retired',
+    active: false,
+    variants: [{ sku: 'OFF-1', barcode: '8900000000042', selling_price: '10', stock: '3' }],
+  });
   mkdirSync(join(mediaDir, cid), { recursive: true });
   writeFileSync(join(mediaDir, cid, 'tee.png'), Buffer.from('89504e470d0a1a0a', 'hex'));
   await addPhoto(ctx.db, cid, tee.productId, `${cid}/tee.png`, { alt: 'Graphic tee, front', position: 0 });
@@ -153,7 +158,8 @@ describe('availability arithmetic', () => {
     expect(p).toMatchObject({ available: '2.500', available_total: '1.500', in_stock: true });
 
     // fully reserved at the ship-from location: not orderable, and in_stock=true leaves the product out
-    const inStock = async () => (await ctx.app.inject({ url: `${ctx.config.BASE_PATH}/catalog/products?in_stock=true&search=graphic`, headers: co.headers })).json().total;
+    const inStock = async () =>
+      (await ctx.app.inject({ url: `${ctx.config.BASE_PATH}/catalog/products?in_stock=true&search=graphic`, headers: co.headers })).json().total;
     expect(await inStock()).toBe(1);
     await setStock(ctx.db, cid, s, co.loc.WH, '4', '4');
     expect(await inStock()).toBe(0);
@@ -189,7 +195,14 @@ describe('GET /catalog/categories', () => {
     const empty = await addBrand(ctx.db, cid, 'Empty Brand', 'empty-brand');
     await addSearchableProduct(ctx.db, cid, { sku: 'K1', name: 'Kadai', category_id: kitchen, brand_id: brand, variants: [{ sku: 'K1', selling_price: '1' }] });
     await addSearchableProduct(ctx.db, cid, { sku: 'K2', name: 'Tawa', category_id: kitchen, brand_id: brand, variants: [{ sku: 'K2', selling_price: '1' }] });
-    await addSearchableProduct(ctx.db, cid, { sku: 'K3', name: 'Old', category_id: kitchen, brand_id: brand, active: false, variants: [{ sku: 'K3', selling_price: '1' }] });
+    await addSearchableProduct(ctx.db, cid, {
+      sku: 'K3',
+      name: 'Old',
+      category_id: kitchen,
+      brand_id: brand,
+      active: false,
+      variants: [{ sku: 'K3', selling_price: '1' }],
+    });
     const res = await ctx.app.inject({ url: `${ctx.config.BASE_PATH}/catalog/categories`, headers: co.headers });
     expect(res.statusCode).toBe(200);
     expect(res.json()).toEqual({

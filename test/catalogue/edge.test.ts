@@ -12,7 +12,18 @@ describe('browse arguments as the MCP tool gets them (JSON, not query strings)',
     expect(browseQuerySchema.parse({ in_stock: false })).toMatchObject({ in_stock: false });
     expect(browseQuerySchema.parse({ in_stock: 'false' })).toMatchObject({ in_stock: false });
     expect(browseQuerySchema.parse({ search: '  red shirt  ' }).search).toBe('red shirt');
-    for (const bad of [{ in_stock: 'yes' }, { in_stock: 1 }, { in_stock: null }, { limit: 2.5 }, { limit: 0 }, { limit: 51 }, { offset: -1 }, { offset: 10001 }, { limit: '20.0' }, { search: 5 }]) {
+    for (const bad of [
+      { in_stock: 'yes' },
+      { in_stock: 1 },
+      { in_stock: null },
+      { limit: 2.5 },
+      { limit: 0 },
+      { limit: 51 },
+      { offset: -1 },
+      { offset: 10001 },
+      { limit: '20.0' },
+      { search: 5 },
+    ]) {
       expect(browseQuerySchema.safeParse(bad).success, JSON.stringify(bad)).toBe(false);
     }
     expect(productIdSchema.safeParse({ id: '' }).success).toBe(false);

@@ -39,8 +39,22 @@ const sample = () => ({
       brand: 'desi-threads',
       photos: [{ file: 'img/kurta.png', alt: 'Kurta front' }],
       variants: [
-        { sku: 'KURTA-RED-M', barcode: '8901000000017', attributes: { Colour: 'Red', Size: 'M' }, selling_price: '899', mrp: '1299', stock: { WH: '10', STORE: '2' } },
-        { sku: 'KURTA-BLUE-L', attributes: { Colour: 'Blue', Size: 'L' }, selling_price: '949.50', mrp: '1299', stock: { WH: '0' }, photos: [{ file: 'img/kurta-blue.png' }] },
+        {
+          sku: 'KURTA-RED-M',
+          barcode: '8901000000017',
+          attributes: { Colour: 'Red', Size: 'M' },
+          selling_price: '899',
+          mrp: '1299',
+          stock: { WH: '10', STORE: '2' },
+        },
+        {
+          sku: 'KURTA-BLUE-L',
+          attributes: { Colour: 'Blue', Size: 'L' },
+          selling_price: '949.50',
+          mrp: '1299',
+          stock: { WH: '0' },
+          photos: [{ file: 'img/kurta-blue.png' }],
+        },
       ],
     },
     {
@@ -72,7 +86,15 @@ async function browse(headers: Record<string, string>, q = '') {
 /** What the API shows, without ids and signed links, to compare two companies' catalogues. */
 function comparable(body: { data: Record<string, unknown>[] }) {
   return JSON.parse(
-    JSON.stringify(body.data, (k, v) => (['product_id', 'variant_id', 'id'].includes(k) ? '<id>' : k === 'image_url' && v ? String(v).replace(/\?.*$/, '').replace(/co_[a-z0-9]+/, '<co>') : v)),
+    JSON.stringify(body.data, (k, v) =>
+      ['product_id', 'variant_id', 'id'].includes(k)
+        ? '<id>'
+        : k === 'image_url' && v
+          ? String(v)
+              .replace(/\?.*$/, '')
+              .replace(/co_[a-z0-9]+/, '<co>')
+          : v,
+    ),
   );
 }
 
@@ -124,7 +146,9 @@ describe('catalogue import', () => {
     expect(after.data[0].variants[0].selling_price).toBe('150.25');
     expect((await browse(co.headers, '?search=arhar')).total).toBe(1);
     const byBarcode = await ctx.app.inject({ url: `${ctx.config.BASE_PATH}/catalog/products/8901000000017`, headers: co.headers });
-    expect(byBarcode.json().data.variants.find((v: { variant_id: string }) => v.variant_id === byBarcode.json().data.matched_variant_id).sku).toBe('KURTA-BLUE-L');
+    expect(byBarcode.json().data.variants.find((v: { variant_id: string }) => v.variant_id === byBarcode.json().data.matched_variant_id).sku).toBe(
+      'KURTA-BLUE-L',
+    );
   });
 
   it('a bad file changes nothing and reports every problem with its place', async () => {
@@ -133,7 +157,13 @@ describe('catalogue import', () => {
     bad.products[0].variants[0].selling_price = '12.345';
     bad.products[1].tax_rate = 'five';
     bad.products.push({ sku: 'X', name: 'No variants', tax_rate: '5', variants: [] });
-    bad.products.push({ sku: 'Y', name: 'Fine but for its brand', tax_rate: '5', brand: 'nobody', variants: [{ sku: 'Y1', selling_price: '1', stock: { MARS: '1' } }] });
+    bad.products.push({
+      sku: 'Y',
+      name: 'Fine but for its brand',
+      tax_rate: '5',
+      brand: 'nobody',
+      variants: [{ sku: 'Y1', selling_price: '1', stock: { MARS: '1' } }],
+    });
     bad.locations[1].kind = 'shop';
     let err: unknown;
     try {
@@ -208,7 +238,9 @@ describe('catalogue import', () => {
     const dir = mkdtempSync(join(tmpdir(), 'export-'));
     await catalogCommands['catalog export'].run(['--company', a.company.slug, join(dir, 'cat.json')], cli);
     const exported = JSON.parse(readFileSync(join(dir, 'cat.json'), 'utf8'));
-    expect(exported.products.find((p: { sku: string }) => p.sku === 'KURTA').variants.find((v: { sku: string }) => v.sku === 'KURTA-BLUE-L').active).toBe(false);
+    expect(exported.products.find((p: { sku: string }) => p.sku === 'KURTA').variants.find((v: { sku: string }) => v.sku === 'KURTA-BLUE-L').active).toBe(
+      false,
+    );
     for (const p of exported.products) for (const ph of p.photos) expect(existsSync(join(dir, ph.file))).toBe(true);
 
     const b = await createCompanyWithKey(ctx.services);

@@ -12,7 +12,11 @@ describe('GET /customers', () => {
     const s = await shop(ctx, products());
     const placed = [];
     for (let i = 1; i <= 3; i++) {
-      const res = await post(ctx, s.headers, orderBody({ customer: { name: 'Asha Rao', phone: '9876543210', email: 'asha@example.com' }, items: [{ product_id: 'TEE-M', quantity: i }] }));
+      const res = await post(
+        ctx,
+        s.headers,
+        orderBody({ customer: { name: 'Asha Rao', phone: '9876543210', email: 'asha@example.com' }, items: [{ product_id: 'TEE-M', quantity: i }] }),
+      );
       placed.push(res.body.data);
     }
     for (const phone of ['9876543210', '+91 98765 43210', '09876543210', '0091-98765-43210']) {
@@ -80,7 +84,10 @@ describe('GET /customers', () => {
       const res = await get(ctx, s.headers, `/customers?phone=${enc(phone)}`);
       expect(res.status, phone).toBe(400);
       expect(res.body.error.code).toBe('validation_failed');
-      expect(res.body.error.details.map((d: any) => d.path), phone).toEqual(['phone']);
+      expect(
+        res.body.error.details.map((d: any) => d.path),
+        phone,
+      ).toEqual(['phone']);
     }
     const missing = await get(ctx, s.headers, '/customers');
     expect(missing.status).toBe(400);

@@ -45,7 +45,9 @@ describe('error messages', () => {
   });
 
   it('point an unknown item at the catalogue', async () => {
-    const { status, error } = await post(JSON.stringify({ customer: { name: 'A', phone: '9876543210' }, items: [{ product_id: 'NOPE', quantity: 1 }], external_reference: 'r' }));
+    const { status, error } = await post(
+      JSON.stringify({ customer: { name: 'A', phone: '9876543210' }, items: [{ product_id: 'NOPE', quantity: 1 }], external_reference: 'r' }),
+    );
     expect(status).toBe(404);
     expect(error.message).toContain('NOPE');
     expect(error.message).toContain('GET /catalog/products');

@@ -94,13 +94,21 @@ describe('OpenAPI document', () => {
     for (const [key, statuses] of Object.entries(expected)) {
       const [method, path] = key.split(' ');
       const responses = doc.paths[path][method].responses;
-      expect(Object.keys(responses).map(Number).filter((s) => s >= 400).sort(), key).toEqual(statuses);
+      expect(
+        Object.keys(responses)
+          .map(Number)
+          .filter((s) => s >= 400)
+          .sort(),
+        key,
+      ).toEqual(statuses);
       for (const status of statuses) {
         const kinds = (Object.keys(errorCatalogue) as ErrorKind[]).filter((k) => errorCatalogue[k].status === status);
         const schema = responses[status].content['application/json'].schema;
         const errorSchema = schema.anyOf ? schema.anyOf[0] : schema;
         expect(errorSchema.properties.error.properties.code.enum, `${key} ${status}`).toEqual([...new Set(kinds.map(wireCode))]);
-        expect(responses[status].description, `${key} ${status}`).toEqual(status === 400 && path === '/mcp' ? expect.any(String) : kinds.map((k) => errorCatalogue[k].description).join('; '));
+        expect(responses[status].description, `${key} ${status}`).toEqual(
+          status === 400 && path === '/mcp' ? expect.any(String) : kinds.map((k) => errorCatalogue[k].description).join('; '),
+        );
       }
     }
     expect(doc.paths['/orders'].post.responses['429'].headers['retry-after']).toBeDefined();
@@ -143,7 +151,9 @@ describe('real responses match the document', () => {
     productSku = `TEE-${uid()}`;
     sku = `${productSku}-M`;
     const catId = `cat_${uid()}`;
-    await ctx.db.query(sql`INSERT INTO categories (company_id, id, parent_id, name, slug) VALUES (${co.company.id}, ${catId}, ${null}, 'Tees', ${`tees-${uid()}`})`);
+    await ctx.db.query(
+      sql`INSERT INTO categories (company_id, id, parent_id, name, slug) VALUES (${co.company.id}, ${catId}, ${null}, 'Tees', ${`tees-${uid()}`})`,
+    );
     await addProduct(ctx.db, co.company.id, {
       sku: productSku,
       name: 'Cotton Tee',

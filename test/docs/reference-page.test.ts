@@ -26,7 +26,16 @@ describe.skipIf(!run)('reference page in headless Chromium', () => {
     const origin = `http://127.0.0.1:${(ctx.app.server.address() as AddressInfo).port}`;
     browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
     const page = await browser.newPage({ viewport: { width: 1280, height: 1400 } });
     const problems: string[] = [];
@@ -45,7 +54,13 @@ describe.skipIf(!run)('reference page in headless Chromium', () => {
     await page.goto(`${origin}${BASE}/docs`, { waitUntil: 'networkidle' });
     await page.getByText('Catalogue, Orders and Customers API').first().waitFor({ timeout: 30_000 });
     for (const path of ['/catalog/products', '/catalog/products/{id}', '/catalog/categories', '/orders', '/orders/{reference}', '/customers', '/mcp']) {
-      await expect(page.locator('.opblock-summary-path', { hasText: new RegExp(`^${path.replace(/[{}/]/g, '\\$&')}$`) }).first().isVisible(), path).resolves.toBe(true);
+      await expect(
+        page
+          .locator('.opblock-summary-path', { hasText: new RegExp(`^${path.replace(/[{}/]/g, '\\$&')}$`) })
+          .first()
+          .isVisible(),
+        path,
+      ).resolves.toBe(true);
     }
     await expect(page.getByText('Browse and search products').first().isVisible()).resolves.toBe(true);
     await expect(page.getByText('Authorize').first().isVisible()).resolves.toBe(true);

@@ -139,8 +139,6 @@ describe('key lifecycle', () => {
     const { company, key, keyRecord } = await createCompanyWithKey(ctx.services);
     expect(keyRecord.last_used_at).toBeNull();
     await request(route, { 'x-api-key': key });
-    await expect
-      .poll(async () => (await ctx.services.keys.list(company.id))[0].last_used_at, { timeout: 5000 })
-      .toBeInstanceOf(Date);
+    await expect.poll(async () => (await ctx.services.keys.list(company.id))[0].last_used_at, { timeout: 5000 }).toBeInstanceOf(Date);
   });
 });

@@ -58,7 +58,7 @@ describe('migrations', () => {
     }
   });
 
-  it('give a long migration the time it needs, whatever the pool\'s statement timeout', async (t) => {
+  it("give a long migration the time it needs, whatever the pool's statement timeout", async (t) => {
     const testDb = inject('testDb');
     if (!testDb) return t.skip();
     const name = `commerce_t_${Math.floor(Date.now() / 1000)}_${randomBytes(4).toString('hex')}`;

@@ -22,7 +22,7 @@ describe('error shapes', () => {
     }
   });
 
-  it('answers a malformed %-escape in the URL with 400 in the error shape, not Fastify\'s own', async () => {
+  it("answers a malformed %-escape in the URL with 400 in the error shape, not Fastify's own", async () => {
     for (const url of [`${base}/catalog/products/%E0%A4%A`, '/media/%E0%A4%A.png', `${base}/orders/%zz`]) {
       const res = await ctx.app.inject({ url });
       expect(res.statusCode, url).toBe(400);
@@ -34,7 +34,12 @@ describe('error shapes', () => {
 
   it('answers malformed JSON with 400 validation_failed pointing at the body', async () => {
     const { headers } = await createCompanyWithKey(ctx.services);
-    const res = await ctx.app.inject({ method: 'POST', url: `${base}/orders`, headers: { ...headers, 'content-type': 'application/json' }, payload: '{"items": [' });
+    const res = await ctx.app.inject({
+      method: 'POST',
+      url: `${base}/orders`,
+      headers: { ...headers, 'content-type': 'application/json' },
+      payload: '{"items": [',
+    });
     expect(res.statusCode).toBe(400);
     expectErrorShape(res.json(), 'validation_failed');
     expect(res.json().error.details[0].path).toBe('(body)');
@@ -83,7 +88,9 @@ describe('error shapes', () => {
     });
     const res = await app.inject({ url: '/stock' });
     expect(res.statusCode).toBe(409);
-    expect(res.json()).toEqual({ error: { code: 'insufficient_stock', message: 'short', details: [{ product_id: 'A', requested: '2.000', available: '1.000' }] } });
+    expect(res.json()).toEqual({
+      error: { code: 'insufficient_stock', message: 'short', details: [{ product_id: 'A', requested: '2.000', available: '1.000' }] },
+    });
     await app.close();
   });
 });

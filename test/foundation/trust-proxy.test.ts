@@ -36,7 +36,9 @@ async function listeningApp(overrides: Record<string, string>) {
 
 /** A reverse proxy in its own process in front of `upstreamPort`; answers the port it listens on. */
 async function startProxy(upstreamPort: number, proto = 'http'): Promise<number> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'test/helpers/reverse-proxy.ts', String(upstreamPort), proto], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'test/helpers/reverse-proxy.ts', String(upstreamPort), proto], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   proxies.push(child);
   return new Promise((resolve, reject) => {
     let out = '';

@@ -25,7 +25,13 @@ const workerConfig = (over: Partial<WorkerConfig> = {}): WorkerConfig => ({
 
 async function shiprocketShop(opts: { stock?: string; password?: string } = {}) {
   const s = await teeShop(ctx, opts.stock ?? '100', { auto_courier_booking: true });
-  await ctx.services.fulfilment.configureCourier(s.companyId, { adapter: 'shiprocket', baseUrl: courier.url, email: 'ops@shop.test', password: opts.password ?? 'pw-secret', pickupLocation: 'WH' });
+  await ctx.services.fulfilment.configureCourier(s.companyId, {
+    adapter: 'shiprocket',
+    baseUrl: courier.url,
+    email: 'ops@shop.test',
+    password: opts.password ?? 'pw-secret',
+    pickupLocation: 'WH',
+  });
   return s;
 }
 
@@ -66,7 +72,9 @@ describe('automatic booking is recorded only when enabled and the address is usa
     expect(err.kind).toBe('validation_failed');
     expect(err.details.map((d: { path: string }) => d.path).sort()).toEqual(['delivery_address.line1', 'delivery_address.pincode']);
     await ctx.services.fulfilment.move(s.companyId, res.body.data.order_number, 'shipped');
-    await expect(ctx.services.fulfilment.setAddress(s.companyId, res.body.data.order_number, { line1: 'a', city: 'b', pincode: '560025' })).rejects.toThrow(/can no longer change/);
+    await expect(ctx.services.fulfilment.setAddress(s.companyId, res.body.data.order_number, { line1: 'a', city: 'b', pincode: '560025' })).rejects.toThrow(
+      /can no longer change/,
+    );
   });
 });
 
@@ -85,7 +93,14 @@ describe('the worker books through the Shiprocket-style adapter', () => {
     expect(await worker.runOnce()).toBe(true);
     expect(courier.state.creates - before).toBe(1);
     const sent = courier.state.bodies.at(-1);
-    expect(sent).toMatchObject({ order_id: ref, payment_method: 'COD', sub_total: '499.00', billing_pincode: '560038', billing_state: 'Karnataka', pickup_location: 'WH' });
+    expect(sent).toMatchObject({
+      order_id: ref,
+      payment_method: 'COD',
+      sub_total: '499.00',
+      billing_pincode: '560038',
+      billing_state: 'Karnataka',
+      pickup_location: 'WH',
+    });
     const shipment = (await get(ctx, s.headers, `/orders/${ref}`)).body.data.shipment;
     expect(shipment).toEqual({
       awb: expect.stringMatching(/^AWB\d+$/),
@@ -120,7 +135,9 @@ describe('the worker books through the Shiprocket-style adapter', () => {
       courier.state.delayMs = 0;
     }
     expect(courier.state.creates - before).toBe(12);
-    const shipments = await ctx.db.query<{ n: number; awbs: number }>(sql`SELECT count(*)::int AS n, count(DISTINCT awb)::int AS awbs FROM shipments WHERE company_id = ${s.companyId} AND status = 'booked'`);
+    const shipments = await ctx.db.query<{ n: number; awbs: number }>(
+      sql`SELECT count(*)::int AS n, count(DISTINCT awb)::int AS awbs FROM shipments WHERE company_id = ${s.companyId} AND status = 'booked'`,
+    );
     expect(shipments[0]).toEqual({ n: 12, awbs: 12 });
     expect((await jobsOf(ctx, s.companyId)).every((j) => j.attempts === 1)).toBe(true);
   });
@@ -227,12 +244,28 @@ describe('manual courier', () => {
     await createCourierWorker({ db: ctx.db, config: workerConfig() }).runOnce();
     expect(courier.state.creates).toBe(before);
     let lookup = (await get(ctx, s.headers, `/orders/${ref}`)).body.data;
-    expect(lookup.shipment).toEqual({ awb: null, courier: null, status: 'pending', status_label: 'Waiting for courier booking', tracking_url: null, delivered_at: null });
+    expect(lookup.shipment).toEqual({
+      awb: null,
+      courier: null,
+      status: 'pending',
+      status_label: 'Waiting for courier booking',
+      tracking_url: null,
+      delivered_at: null,
+    });
     expect(lookup.order_status).toBe('confirmed');
 
-    await ctx.services.fulfilment.ship(s.companyId, ref, { awb: 'BD123456789IN', courier: 'India Post', trackingUrl: 'https://www.indiapost.gov.in/track?id=BD123456789IN' });
+    await ctx.services.fulfilment.ship(s.companyId, ref, {
+      awb: 'BD123456789IN',
+      courier: 'India Post',
+      trackingUrl: 'https://www.indiapost.gov.in/track?id=BD123456789IN',
+    });
     lookup = (await get(ctx, s.headers, `/orders/${ref}`)).body.data;
     expect(lookup.order_status).toBe('shipped');
-    expect(lookup.shipment).toMatchObject({ awb: 'BD123456789IN', courier: 'India Post', status: 'booked', tracking_url: 'https://www.indiapost.gov.in/track?id=BD123456789IN' });
+    expect(lookup.shipment).toMatchObject({
+      awb: 'BD123456789IN',
+      courier: 'India Post',
+      status: 'booked',
+      tracking_url: 'https://www.indiapost.gov.in/track?id=BD123456789IN',
+    });
   });
 });

@@ -16,7 +16,13 @@ async function withShipment() {
 }
 
 function send(slug: string, payload: string, header: string, remoteAddress = '203.0.113.7') {
-  return ctx.app.inject({ method: 'POST', url: `/couriers/${slug}/callback`, remoteAddress, headers: { 'content-type': 'application/json', 'x-courier-signature': header }, payload });
+  return ctx.app.inject({
+    method: 'POST',
+    url: `/couriers/${slug}/callback`,
+    remoteAddress,
+    headers: { 'content-type': 'application/json', 'x-courier-signature': header },
+    payload,
+  });
 }
 
 describe('courier callbacks are throttled', () => {

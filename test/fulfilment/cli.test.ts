@@ -21,7 +21,27 @@ describe('admin CLI: order, invoice, payment, courier, jobs', () => {
   it('draft create from flags, confirm, move, ship, track delivered with COD collected', async () => {
     const s = await teeShop(ctx, '6');
     const slug = s.company.slug;
-    const draft = await admin('order', 'draft', 'create', '--company', slug, '--name', 'Meera', '--phone', '9822200011', '--item', 'TEE-M:2', '--payment', 'cod', '--line1', '7 FC Road', '--city', 'Pune', '--pincode', '411004');
+    const draft = await admin(
+      'order',
+      'draft',
+      'create',
+      '--company',
+      slug,
+      '--name',
+      'Meera',
+      '--phone',
+      '9822200011',
+      '--item',
+      'TEE-M:2',
+      '--payment',
+      'cod',
+      '--line1',
+      '7 FC Road',
+      '--city',
+      'Pune',
+      '--pincode',
+      '411004',
+    );
     expect(draft.code).toBe(0);
     expect(draft.json).toMatchObject({ order_status: 'draft', amount: '998.00' });
     const ref = draft.json.order_number;
@@ -31,9 +51,17 @@ describe('admin CLI: order, invoice, payment, courier, jobs', () => {
     expect((await stockView(ctx, s)).available).toBe('4.000');
     expect((await admin('order', 'move', ref, 'packed', '--company', slug)).json.order_status).toBe('packed');
     const shipped = await admin('order', 'ship', ref, '--company', slug, '--awb', 'BLR-900', '--courier', 'Blue Dart');
-    expect(shipped.json).toMatchObject({ order_status: 'shipped', shipment: { awb: 'BLR-900', courier: 'Blue Dart', status: 'booked' }, invoice: { payment_status: 'unpaid', amount_due: '998.00' } });
+    expect(shipped.json).toMatchObject({
+      order_status: 'shipped',
+      shipment: { awb: 'BLR-900', courier: 'Blue Dart', status: 'booked' },
+      invoice: { payment_status: 'unpaid', amount_due: '998.00' },
+    });
     const delivered = await admin('order', 'track', 'BLR-900', 'delivered', '--company', slug, '--cod-collected');
-    expect(delivered.json).toMatchObject({ order_status: 'delivered', shipment: { status: 'delivered' }, invoice: { payment_status: 'paid', amount_due: '0.00' } });
+    expect(delivered.json).toMatchObject({
+      order_status: 'delivered',
+      shipment: { status: 'delivered' },
+      invoice: { payment_status: 'paid', amount_due: '0.00' },
+    });
   });
 
   it('draft from a JSON file; illegal move exits non-zero with a clear message', async () => {
@@ -57,7 +85,8 @@ describe('admin CLI: order, invoice, payment, courier, jobs', () => {
   it('address, invoice issue, partial payment, courier configure (secret shown once), jobs list/retry', async () => {
     const s = await teeShop(ctx, '6', { auto_courier_booking: true });
     const slug = s.company.slug;
-    const ref = (await post(ctx, s.headers, orderBody({ delivery_address: undefined, payment: 'cod', customer: { name: 'Z', phone: '9822200013' } }))).body.data.order_number;
+    const ref = (await post(ctx, s.headers, orderBody({ delivery_address: undefined, payment: 'cod', customer: { name: 'Z', phone: '9822200013' } }))).body.data
+      .order_number;
     const addr = await admin('order', 'address', ref, '--company', slug, '--line1', '9 Anna Salai', '--city', 'Chennai', '--pincode', '600002');
     expect(addr.json).toMatchObject({ booking_enqueued: true, delivery_address: { state: 'Tamil Nadu' } });
     const jobs = await admin('jobs', 'list', '--company', slug);
@@ -65,11 +94,27 @@ describe('admin CLI: order, invoice, payment, courier, jobs', () => {
     expect(jobs.json[0]).toMatchObject({ order_number: ref, status: 'pending' });
 
     expect((await admin('invoice', 'issue', ref, '--company', slug)).json.invoice).toMatchObject({ payment_status: 'unpaid', total: '499.00' });
-    expect((await admin('payment', 'record', ref, '100.50', '--company', slug)).json.invoice).toMatchObject({ payment_status: 'partial', amount_due: '398.50' });
+    expect((await admin('payment', 'record', ref, '100.50', '--company', slug)).json.invoice).toMatchObject({
+      payment_status: 'partial',
+      amount_due: '398.50',
+    });
     const over = await admin('payment', 'record', ref, '1000', '--company', slug);
     expect(over.code).toBe(1);
 
-    const cfg = await admin('courier', 'configure', '--company', slug, '--adapter', 'shiprocket', '--base-url', 'http://127.0.0.1:9', '--email', 'a@b.in', '--password', 'sekrit');
+    const cfg = await admin(
+      'courier',
+      'configure',
+      '--company',
+      slug,
+      '--adapter',
+      'shiprocket',
+      '--base-url',
+      'http://127.0.0.1:9',
+      '--email',
+      'a@b.in',
+      '--password',
+      'sekrit',
+    );
     expect(cfg.json).toMatchObject({ adapter: 'shiprocket', password_set: true, callback_secret: expect.any(String) });
     expect(JSON.stringify(cfg.json)).not.toContain('sekrit');
     expect((await admin('courier', 'configure', '--company', slug, '--adapter', 'shiprocket')).json.callback_secret).toBeUndefined();

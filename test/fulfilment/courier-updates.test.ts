@@ -34,8 +34,13 @@ async function shippedCodOrder() {
   await ctx.services.fulfilment.ship(s.companyId, ref, { awb, courier: 'Delhivery' });
   const look = async () => (await get(ctx, s.headers, `/orders/${ref}`)).body.data;
   const payments = () =>
-    ctx.db.query<{ amount: string; method: string; reference: string | null }>(sql`SELECT amount, method, reference FROM payments WHERE company_id = ${s.companyId} ORDER BY created_at`);
-  const events = () => ctx.db.query<{ status: string; source: string; note: string | null }>(sql`SELECT status, source, note FROM shipment_events WHERE company_id = ${s.companyId} ORDER BY created_at, id`);
+    ctx.db.query<{ amount: string; method: string; reference: string | null }>(
+      sql`SELECT amount, method, reference FROM payments WHERE company_id = ${s.companyId} ORDER BY created_at`,
+    );
+  const events = () =>
+    ctx.db.query<{ status: string; source: string; note: string | null }>(
+      sql`SELECT status, source, note FROM shipment_events WHERE company_id = ${s.companyId} ORDER BY created_at, id`,
+    );
   return { ...s, slug: s.company.slug, secret: cfg.callback_secret!, ref, awb, look, payments, events };
 }
 
@@ -116,7 +121,11 @@ describe('tracking never moves backwards', () => {
     expect(late.statusCode).toBe(200);
     expect(late.json().data).toMatchObject({ result: 'not_applied', held: false, shipment: { status: 'out_for_delivery' } });
     expect((await s.look()).shipment.status).toBe('out_for_delivery');
-    expect((await s.events()).at(-1)).toMatchObject({ status: 'in_transit', source: 'callback', note: expect.stringMatching(/^not applied: shipment is already out_for_delivery/) });
+    expect((await s.events()).at(-1)).toMatchObject({
+      status: 'in_transit',
+      source: 'callback',
+      note: expect.stringMatching(/^not applied: shipment is already out_for_delivery/),
+    });
 
     expect((await signed(s, { awb: s.awb, current_status: 'RTO INITIATED' })).json().data).toMatchObject({ result: 'applied', shipment: { status: 'rto' } });
     expect((await signed(s, { awb: s.awb, status: 'delivered', cod_collected: true })).json().data.result).toBe('not_applied');
@@ -150,11 +159,21 @@ describe('tracking never moves backwards', () => {
 
 describe('a delivery for a cancelled order is held for staff', () => {
   it('202 held: no invoice, no payment, shipment unchanged; shown by "orders attention" once however often repeated', async () => {
-    const s = await shop(ctx, [{ sku: 'TEE', name: 'Tee', variants: [{ sku: 'TEE-M', selling_price: '499.00', stock: '10' }] }], { company: { auto_courier_booking: true } });
-    const cfg = await ctx.services.fulfilment.configureCourier(s.companyId, { adapter: 'shiprocket', baseUrl: courier.url, email: 'ops@shop.test', password: 'pw-secret' });
+    const s = await shop(ctx, [{ sku: 'TEE', name: 'Tee', variants: [{ sku: 'TEE-M', selling_price: '499.00', stock: '10' }] }], {
+      company: { auto_courier_booking: true },
+    });
+    const cfg = await ctx.services.fulfilment.configureCourier(s.companyId, {
+      adapter: 'shiprocket',
+      baseUrl: courier.url,
+      email: 'ops@shop.test',
+      password: 'pw-secret',
+    });
     const c = { slug: s.company.slug, secret: cfg.callback_secret! };
     const ref = (await post(ctx, s.headers, orderBody({ payment: 'cod' }))).body.data.order_number;
-    await createCourierWorker({ db: ctx.db, config: { FULFILMENT_POLL_MS: 20, FULFILMENT_MAX_ATTEMPTS: 3, FULFILMENT_RETRY_BASE_MS: 1, FULFILMENT_LEASE_MS: 60_000, COURIER_TIMEOUT_MS: 5000 } }).runOnce();
+    await createCourierWorker({
+      db: ctx.db,
+      config: { FULFILMENT_POLL_MS: 20, FULFILMENT_MAX_ATTEMPTS: 3, FULFILMENT_RETRY_BASE_MS: 1, FULFILMENT_LEASE_MS: 60_000, COURIER_TIMEOUT_MS: 5000 },
+    }).runOnce();
     const awb = (await get(ctx, s.headers, `/orders/${ref}`)).body.data.shipment.awb;
     expect(awb).toBeTruthy();
     await ctx.services.fulfilment.move(s.companyId, ref, 'cancelled'); // the parcel stays booked at the courier
@@ -171,7 +190,14 @@ describe('a delivery for a cancelled order is held for staff', () => {
     expect(await ctx.db.query(sql`SELECT 1 FROM invoices WHERE company_id = ${s.companyId}`)).toEqual([]);
 
     const attention = await ctx.services.fulfilment.listAttention(s.companyId);
-    expect(attention).toEqual([expect.objectContaining({ kind: 'courier_update_held', order_number: ref, order_status: 'cancelled', reason: expect.stringMatching(/delivered, cash collected 499.00/) })]);
+    expect(attention).toEqual([
+      expect.objectContaining({
+        kind: 'courier_update_held',
+        order_number: ref,
+        order_status: 'cancelled',
+        reason: expect.stringMatching(/delivered, cash collected 499.00/),
+      }),
+    ]);
     // the admin CLI lists it too, and staff close it with what they did
     const lines: string[] = [];
     expect(await runAdmin(['orders', 'attention', '--company', s.company.slug, '--json'], (t) => lines.push(t))).toBe(0);

@@ -13,7 +13,8 @@ async function placed(qty = 2, stock = '10') {
   return { s, ref: res.body.data.order_number as string };
 }
 
-const move = (companyId: string, ref: string, to: Parameters<ReturnType<typeof createFulfilmentService>['move']>[2]) => ctx.services.fulfilment.move(companyId, ref, to);
+const move = (companyId: string, ref: string, to: Parameters<ReturnType<typeof createFulfilmentService>['move']>[2]) =>
+  ctx.services.fulfilment.move(companyId, ref, to);
 
 describe('order moves and their stock effects', () => {
   it('confirmed -> packed keeps the reservation; packed -> shipped converts it; shipped -> delivered changes nothing; delivered -> returned puts stock back', async () => {

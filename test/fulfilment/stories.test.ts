@@ -42,11 +42,21 @@ describe('a COD order seen through GET /orders/{reference} at each step', () => 
     let o = await look();
     expect(o).toMatchObject({ order_status: 'confirmed', shipment: null, invoice: null, amount: '998.00' });
 
-    await createCourierWorker({ db: ctx.db, config: { FULFILMENT_POLL_MS: 20, FULFILMENT_MAX_ATTEMPTS: 3, FULFILMENT_RETRY_BASE_MS: 1, FULFILMENT_LEASE_MS: 60_000, COURIER_TIMEOUT_MS: 5000 } }).runOnce();
+    await createCourierWorker({
+      db: ctx.db,
+      config: { FULFILMENT_POLL_MS: 20, FULFILMENT_MAX_ATTEMPTS: 3, FULFILMENT_RETRY_BASE_MS: 1, FULFILMENT_LEASE_MS: 60_000, COURIER_TIMEOUT_MS: 5000 },
+    }).runOnce();
     o = await look();
     const awb = o.shipment.awb;
     expect(o.order_status).toBe('confirmed');
-    expect(o.shipment).toEqual({ awb, courier: 'Delhivery Surface', status: 'booked', status_label: 'Courier booked', tracking_url: `https://shiprocket.co/tracking/${awb}`, delivered_at: null });
+    expect(o.shipment).toEqual({
+      awb,
+      courier: 'Delhivery Surface',
+      status: 'booked',
+      status_label: 'Courier booked',
+      tracking_url: `https://shiprocket.co/tracking/${awb}`,
+      delivered_at: null,
+    });
     expect(o.invoice).toBeNull();
     expect(await stockView(ctx, s)).toMatchObject({ on_hand: '10.000', reserved: '2.000', available: '8.000' });
 
@@ -54,7 +64,12 @@ describe('a COD order seen through GET /orders/{reference} at each step', () => 
     o = await look();
     expect(o).toMatchObject({ order_status: 'shipped', status_label: 'Shipped' });
     expect(o.shipment).toMatchObject({ status: 'picked_up', status_label: 'Picked up by the courier' });
-    expect(o.invoice).toEqual({ invoice_number: expect.stringMatching(/^INV\/\d{4}-\d{2}\/000001$/), payment_status: 'unpaid', total: '998.00', amount_due: '998.00' });
+    expect(o.invoice).toEqual({
+      invoice_number: expect.stringMatching(/^INV\/\d{4}-\d{2}\/000001$/),
+      payment_status: 'unpaid',
+      total: '998.00',
+      amount_due: '998.00',
+    });
     expect(await stockView(ctx, s)).toEqual({ on_hand: '8.000', reserved: '0.000', open: '0', available: '8.000' });
 
     await signed(s.slug, s.secret, { awb, status: 'out_for_delivery' });
@@ -102,7 +117,14 @@ describe('a prepaid order seen through GET /orders/{reference} at each step', ()
     await ctx.services.fulfilment.ship(s.companyId, ref, { awb: 'DTDC-55501', courier: 'DTDC' });
     let o = await look();
     expect(o.order_status).toBe('shipped');
-    expect(o.shipment).toEqual({ awb: 'DTDC-55501', courier: 'DTDC', status: 'booked', status_label: 'Courier booked', tracking_url: null, delivered_at: null });
+    expect(o.shipment).toEqual({
+      awb: 'DTDC-55501',
+      courier: 'DTDC',
+      status: 'booked',
+      status_label: 'Courier booked',
+      tracking_url: null,
+      delivered_at: null,
+    });
     expect(o.invoice).toEqual({ invoice_number: expect.stringMatching(/^INV\//), payment_status: 'paid', total: '499.00', amount_due: '0.00' });
 
     await ctx.services.fulfilment.track(s.companyId, { reference: ref }, 'in_transit', { source: 'cli' });
@@ -112,7 +134,9 @@ describe('a prepaid order seen through GET /orders/{reference} at each step', ()
     expect(o).toMatchObject({ order_status: 'delivered', status_label: 'Delivered' });
     expect(o.shipment.delivered_at).not.toBeNull();
     expect(o.invoice.payment_status).toBe('paid');
-    const [p] = await ctx.db.query<{ method: string; reference: string; amount: string }>(sql`SELECT method, reference, amount FROM payments WHERE company_id = ${s.companyId}`);
+    const [p] = await ctx.db.query<{ method: string; reference: string; amount: string }>(
+      sql`SELECT method, reference, amount FROM payments WHERE company_id = ${s.companyId}`,
+    );
     expect(p).toEqual({ method: 'prepaid', reference: 'UPI-778', amount: '499.00' });
   });
 });

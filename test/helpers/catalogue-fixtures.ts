@@ -45,7 +45,12 @@ export async function addProduct(db: Db, companyId: string, p: ProductFixture) {
     if (!loc) throw new Error(`fixture: no location ${code}; call addLocations first`);
     return loc.id;
   };
-  const searchText = [p.name, p.sku, p.description ?? '', ...p.variants.flatMap((v) => [v.sku, v.barcode ?? '', v.name ?? v.sku, ...Object.values(v.attributes ?? {})])]
+  const searchText = [
+    p.name,
+    p.sku,
+    p.description ?? '',
+    ...p.variants.flatMap((v) => [v.sku, v.barcode ?? '', v.name ?? v.sku, ...Object.values(v.attributes ?? {})]),
+  ]
     .join(' ')
     .toLowerCase();
   await db.query(sql`INSERT INTO products (company_id, id, sku, name, sort_name, description, unit, hsn_code, tax_rate, active, category_id, brand_id, search_text)

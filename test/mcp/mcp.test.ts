@@ -82,7 +82,10 @@ function toolJson(result: Awaited<ReturnType<Client['callTool']>>) {
 
 const ORDER_BODY = (ref: string) => ({
   customer: { name: 'Asha Rao', phone: '+91 98765 43210', email: 'asha@example.in' },
-  items: [{ product_id: 'SHIRT-RED-XL', quantity: 2 }, { product_id: 'RICE-LOOSE', quantity: '1.250' }],
+  items: [
+    { product_id: 'SHIRT-RED-XL', quantity: 2 },
+    { product_id: 'RICE-LOOSE', quantity: '1.250' },
+  ],
   external_reference: ref,
   delivery_address: { line1: '12 MG Road', city: 'Bengaluru', pincode: '560001' },
   payment: 'cod',
@@ -90,7 +93,12 @@ const ORDER_BODY = (ref: string) => ({
 
 describe('transport and protocol', () => {
   it.each(['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'])('negotiates protocol version %s as asked', async (version) => {
-    const res = await rpc({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 't', version: '1' } } });
+    const res = await rpc({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 't', version: '1' } },
+    });
     expect(res.status).toBe(200);
     expect(res.body.result.protocolVersion).toBe(version);
     expect(res.body.result.capabilities.tools).toBeDefined();
@@ -98,7 +106,12 @@ describe('transport and protocol', () => {
 
   it('answers a client asking for a version we do not offer with the newest, 2025-11-25', async () => {
     for (const version of ['2099-01-01', '2024-10-07', 'latest']) {
-      const res = await rpc({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 't', version: '1' } } });
+      const res = await rpc({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 't', version: '1' } },
+      });
       expect(res.body.result.protocolVersion, version).toBe('2025-11-25');
     }
   });
@@ -112,10 +125,7 @@ describe('transport and protocol', () => {
   });
 
   it('serves clients that accept only application/json, and a bare tools/call without initialize', async () => {
-    const res = await rpc(
-      { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'list_categories', arguments: {} } },
-      { accept: 'application/json' },
-    );
+    const res = await rpc({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'list_categories', arguments: {} } }, { accept: 'application/json' });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/application\/json/);
     expect(res.body.id).toBe(7);
@@ -214,7 +224,10 @@ describe('tools answer exactly as REST does', () => {
     const created = toolJson(first);
     expect(created.duplicate).toBeUndefined();
     expect(created.data).toMatchObject({ order_status: 'confirmed', external_reference: 'mcp-order-1', payment: 'cod', amount: '1748.63' });
-    const again = await client.callTool({ name: 'place_order', arguments: { ...ORDER_BODY('mcp-order-1'), items: [{ product_id: 'RICE-LOOSE', quantity: 9 }] } });
+    const again = await client.callTool({
+      name: 'place_order',
+      arguments: { ...ORDER_BODY('mcp-order-1'), items: [{ product_id: 'RICE-LOOSE', quantity: 9 }] },
+    });
     expect(toolJson(again)).toEqual({ data: created.data, duplicate: true });
     const viaRest = await rest('/orders', { method: 'POST', body: ORDER_BODY('mcp-order-1') });
     expect(viaRest.status).toBe(200);
@@ -236,7 +249,9 @@ describe('tools answer exactly as REST does', () => {
   it('search_products and get_product give flat orderable items', async () => {
     const found = toolJson(await client.callTool({ name: 'search_products', arguments: { search: 'shirt red' } }));
     expect(found).toEqual({
-      data: [{ sku: 'SHIRT-RED-XL', name: expect.stringContaining('Cotton Shirt'), price: '799.00', available: expect.stringMatching(/^\d+\.000$/), in_stock: true }],
+      data: [
+        { sku: 'SHIRT-RED-XL', name: expect.stringContaining('Cotton Shirt'), price: '799.00', available: expect.stringMatching(/^\d+\.000$/), in_stock: true },
+      ],
       count: 1,
       total: 1,
       limit: 20,
@@ -323,7 +338,12 @@ describe('isolation and rate limits', () => {
       const list = await post({ jsonrpc: '2.0', id: 1, method: 'tools/list' }); // free
       expect(list.status).toBe(200);
       expect(list.headers.get('x-ratelimit-remaining')).toBe('3');
-      const init = await post({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } });
+      const init = await post({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+      });
       expect(init.headers.get('x-ratelimit-remaining')).toBe('3');
       expect((await post(call)).headers.get('x-ratelimit-remaining')).toBe('2'); // 2
       expect((await post(call)).status).toBe(200); // 3
@@ -349,14 +369,22 @@ describe('JSON-RPC batches: only where the protocol has them, at most 10, each m
   }
 
   it.each(['2025-06-18', '2025-11-25'])('refuses any batch under %s (batching was removed in 2025-06-18)', async (version) => {
-    expectRefused(await rpc(batch(2), { 'mcp-protocol-version': version }), /batches .*not part of MCP protocol version 20\d\d-\d\d-\d\d.*one message per POST/);
+    expectRefused(
+      await rpc(batch(2), { 'mcp-protocol-version': version }),
+      /batches .*not part of MCP protocol version 20\d\d-\d\d-\d\d.*one message per POST/,
+    );
     expectRefused(await rpc(batch(1), { 'mcp-protocol-version': version }), /not part of/);
     // one message per POST is served as usual
     expect((await rpc(list(1), { 'mcp-protocol-version': version })).body.result.tools).toHaveLength(8);
   });
 
   it('refuses a batch holding an initialize for 2025-06-18 or later', async () => {
-    const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } };
+    const init = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+    };
     expectRefused(await rpc([init]), /not part of MCP protocol version 2025-11-25/);
   });
 
@@ -412,7 +440,11 @@ describe('arguments of the wrong JSON type: JSON-RPC invalid params (-32602) wit
     ['no name', call({ arguments: {} }), /params\.name is required/],
     ['tools/list params: []', { jsonrpc: '2.0', id: 9, method: 'tools/list', params: [] }, /tools\/list: params must be a JSON object/],
     ['initialize params: []', { jsonrpc: '2.0', id: 9, method: 'initialize', params: [] }, /initialize: params must be a JSON object/],
-    ['initialize without clientInfo', { jsonrpc: '2.0', id: 9, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {} } }, /params\.clientInfo is required/],
+    [
+      'initialize without clientInfo',
+      { jsonrpc: '2.0', id: 9, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {} } },
+      /params\.clientInfo is required/,
+    ],
   ])('%s', async (_label, body, text) => {
     const res = await rpc(body);
     expect(res.status).toBe(200);
@@ -478,13 +510,25 @@ describe('agents send nulls: every optional argument of every tool takes null as
         expect(nullable, `${tool.name}.${prop}`).toBe(!required.includes(prop));
       }
       if (tool.name === 'place_order') {
-        const props = tool.inputSchema.properties as Record<string, { type?: string; anyOf?: { type?: string; properties?: Record<string, unknown> }[]; properties?: Record<string, unknown> }>;
+        const props = tool.inputSchema.properties as Record<
+          string,
+          { type?: string; anyOf?: { type?: string; properties?: Record<string, unknown> }[]; properties?: Record<string, unknown> }
+        >;
         expect(props.customer.properties).toHaveProperty('email.anyOf.1', { type: 'null' });
         expect(props.customer.properties).not.toHaveProperty('name.anyOf');
         expect(props.delivery_address.anyOf![0].properties).toHaveProperty('line2.anyOf.1', { type: 'null' });
-        expect(Object.keys(props).filter((p) => !required.includes(p)).sort()).toEqual(['delivery_address', 'notes', 'payment', 'payment_reference']);
+        expect(
+          Object.keys(props)
+            .filter((p) => !required.includes(p))
+            .sort(),
+        ).toEqual(['delivery_address', 'notes', 'payment', 'payment_reference']);
       }
-      if (optionalOf[tool.name]) expect(Object.keys(tool.inputSchema.properties ?? {}).filter((p) => !required.includes(p)).sort()).toEqual(optionalOf[tool.name].sort());
+      if (optionalOf[tool.name])
+        expect(
+          Object.keys(tool.inputSchema.properties ?? {})
+            .filter((p) => !required.includes(p))
+            .sort(),
+        ).toEqual(optionalOf[tool.name].sort());
     }
   });
 
@@ -516,7 +560,15 @@ describe('agents send nulls: every optional argument of every tool takes null as
       delivery_address: { line1: '12 MG Road', city: 'Bengaluru', pincode: '560001', name: null, line2: null, state: null, phone: null },
     });
     expect(addressNulls.isError, JSON.stringify(addressNulls.body)).toBeFalsy();
-    expect(addressNulls.body.data.delivery_address).toEqual({ name: null, line1: '12 MG Road', line2: null, city: 'Bengaluru', state: 'Karnataka', pincode: '560001', phone: null });
+    expect(addressNulls.body.data.delivery_address).toEqual({
+      name: null,
+      line1: '12 MG Road',
+      line2: null,
+      city: 'Bengaluru',
+      state: 'Karnataka',
+      pincode: '560001',
+      phone: null,
+    });
     expect(addressNulls.body.data.payment).toBe('prepaid');
   });
 

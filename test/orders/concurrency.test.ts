@@ -107,13 +107,21 @@ describe('POST /orders under real concurrency', () => {
     const ref = `refused-${uid()}`;
     const results = await Promise.all(
       Array.from({ length: 10 }, () =>
-        fetchJson(`${url}/orders`, { method: 'POST', headers: s.headers, body: orderBody({ external_reference: ref, items: [{ product_id: 'LOW-1', quantity: 2 }] }) }),
+        fetchJson(`${url}/orders`, {
+          method: 'POST',
+          headers: s.headers,
+          body: orderBody({ external_reference: ref, items: [{ product_id: 'LOW-1', quantity: 2 }] }),
+        }),
       ),
     );
     expect(results.every((r) => r.status === 409)).toBe(true);
     expect(await count(ctx, 'orders', s.companyId)).toBe(0);
     // The same reference can then succeed, once.
-    const ok = await fetchJson(`${url}/orders`, { method: 'POST', headers: s.headers, body: orderBody({ external_reference: ref, items: [{ product_id: 'LOW-1', quantity: 1 }] }) });
+    const ok = await fetchJson(`${url}/orders`, {
+      method: 'POST',
+      headers: s.headers,
+      body: orderBody({ external_reference: ref, items: [{ product_id: 'LOW-1', quantity: 1 }] }),
+    });
     expect(ok.status).toBe(201);
   });
 

@@ -22,7 +22,12 @@ async function mcpPlaceOrder(headers: Record<string, string>, args: unknown) {
     headers: { ...headers, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
     payload: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'place_order', arguments: args } },
   });
-  const text = res.body.startsWith('event:') ? res.body.split('\n').find((l) => l.startsWith('data: '))!.slice(6) : res.body;
+  const text = res.body.startsWith('event:')
+    ? res.body
+        .split('\n')
+        .find((l) => l.startsWith('data: '))!
+        .slice(6)
+    : res.body;
   const result = JSON.parse(text).result;
   return { isError: result.isError as boolean | undefined, body: JSON.parse(result.content[0].text) };
 }

@@ -48,8 +48,13 @@ describe.each(kinds)('migration 0009 on %s: orders placed with the global sequen
     try {
       await migrate(db, before);
       const services = createServices({ db, config: testConfig() });
-      const [a, b, c] = [await services.companies.create({ name: 'A' }), await services.companies.create({ name: 'B' }), await services.companies.create({ name: 'C' })];
-      for (const co of [a, b]) await db.query(sql`INSERT INTO customers (company_id, id, name, phone_e164) VALUES (${co.id}, 'cus_old', 'Old', '+919876543210')`);
+      const [a, b, c] = [
+        await services.companies.create({ name: 'A' }),
+        await services.companies.create({ name: 'B' }),
+        await services.companies.create({ name: 'C' }),
+      ];
+      for (const co of [a, b])
+        await db.query(sql`INSERT INTO customers (company_id, id, name, phone_e164) VALUES (${co.id}, 'cus_old', 'Old', '+919876543210')`);
       // As the previous release numbered them: one global sequence, companies interleaved; a draft among them.
       const old: { company: string; id: string; status: string }[] = [
         { company: a.id, id: 'ord_a1', status: 'confirmed' },
@@ -63,7 +68,10 @@ describe.each(kinds)('migration 0009 on %s: orders placed with the global sequen
         await db.query(sql`INSERT INTO orders (company_id, id, order_number, customer_id, status, payment, amount)
           VALUES (${o.company}, ${o.id}, 'ORD-' || nextval('order_number_seq'), 'cus_old', ${o.status}, 'cod', 100)`);
       }
-      const numbersNow = () => db.query<{ id: string; order_number: string }>(sql`SELECT id, order_number FROM orders WHERE id = ANY(${sql.param(old.map((o) => o.id))}::text[]) ORDER BY id`);
+      const numbersNow = () =>
+        db.query<{ id: string; order_number: string }>(
+          sql`SELECT id, order_number FROM orders WHERE id = ANY(${sql.param(old.map((o) => o.id))}::text[]) ORDER BY id`,
+        );
       const oldNumbers = await numbersNow();
       expect(oldNumbers.map((o) => o.order_number).sort()).toEqual(['ORD-100001', 'ORD-100002', 'ORD-100003', 'ORD-100004', 'ORD-100005', 'ORD-100006']);
 
@@ -76,12 +84,15 @@ describe.each(kinds)('migration 0009 on %s: orders placed with the global sequen
       }
       const place = async (companyId: string, ref: string) =>
         (
-          await services.orders.place({ companyId, keyId: 'k', keyPrefix: 'cok_test' } as Tenant, {
-            customer: { name: 'New', phone: '9876501234' },
-            items: [{ product_id: 'TEE-M', quantity: '1' }],
-            external_reference: ref,
-            payment: 'cod',
-          } as Parameters<typeof services.orders.place>[1])
+          await services.orders.place(
+            { companyId, keyId: 'k', keyPrefix: 'cok_test' } as Tenant,
+            {
+              customer: { name: 'New', phone: '9876501234' },
+              items: [{ product_id: 'TEE-M', quantity: '1' }],
+              external_reference: ref,
+              payment: 'cod',
+            } as Parameters<typeof services.orders.place>[1],
+          )
         ).order.order_number;
       expect(await place(b.id, 'b-new-1')).toBe('ORD-100005');
       expect(await place(a.id, 'a-new-1')).toBe('ORD-100007');
@@ -91,7 +102,15 @@ describe.each(kinds)('migration 0009 on %s: orders placed with the global sequen
       const d = await services.companies.create({ name: 'D' });
       await addLocations(db, d.id);
       await addProduct(db, d.id, { sku: 'TEE', name: 'Tee', variants: [{ sku: 'TEE-M', selling_price: '299.00', stock: '100' }] });
-      expect((await services.fulfilment.createDraft(d.id, { customer: { name: 'D', phone: '9876501234' }, items: [{ product_id: 'TEE-M', quantity: 1 }], payment: 'cod' })).order_number).toBe('ORD-100001');
+      expect(
+        (
+          await services.fulfilment.createDraft(d.id, {
+            customer: { name: 'D', phone: '9876501234' },
+            items: [{ product_id: 'TEE-M', quantity: 1 }],
+            payment: 'cod',
+          })
+        ).order_number,
+      ).toBe('ORD-100001');
       expect(await place(d.id, 'd-new-1')).toBe('ORD-100002');
     } finally {
       await drop();

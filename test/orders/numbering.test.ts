@@ -19,7 +19,10 @@ describe('order numbers are per company', () => {
     const b = await shop(ctx, products);
     const numbers: Record<'a' | 'b', number[]> = { a: [], b: [] };
     for (let i = 0; i < 4; i++) {
-      for (const [k, s] of [['a', a], ['b', b]] as const) {
+      for (const [k, s] of [
+        ['a', a],
+        ['b', b],
+      ] as const) {
         const res = await post(ctx, s.headers, orderBody({ customer: buyer(i) }));
         expect(res.status).toBe(201);
         numbers[k].push(num(res.body.data.order_number));
@@ -41,7 +44,10 @@ describe('order numbers are per company', () => {
     const results = await Promise.all(
       Array.from({ length: 60 }, (_, i) => {
         const s = i % 2 ? b : a;
-        return fetchJson(`${url}/orders`, { method: 'POST', headers: s.headers, body: orderBody({ customer: buyer(i) }) }).then((r) => ({ company: s.companyId, ...r }));
+        return fetchJson(`${url}/orders`, { method: 'POST', headers: s.headers, body: orderBody({ customer: buyer(i) }) }).then((r) => ({
+          company: s.companyId,
+          ...r,
+        }));
       }),
     );
     for (const s of [a, b]) {
@@ -63,7 +69,10 @@ describe('order numbers are per company', () => {
       const results = await Promise.all(
         Array.from({ length: 80 }, (_, i) => {
           const s = i % 4 < 2 ? a : b;
-          return fetchJson(`${urls[i % 2]}/orders`, { method: 'POST', headers: s.headers, body: orderBody({ customer: buyer(i) }) }).then((r) => ({ company: s.companyId, ...r }));
+          return fetchJson(`${urls[i % 2]}/orders`, { method: 'POST', headers: s.headers, body: orderBody({ customer: buyer(i) }) }).then((r) => ({
+            company: s.companyId,
+            ...r,
+          }));
         }),
       );
       const per = (companyId: string) => results.filter((r) => r.company === companyId).map((r) => (expect(r.status).toBe(201), num(r.body.data.order_number)));

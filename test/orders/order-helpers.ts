@@ -11,7 +11,11 @@ export const BASE = '/api/v1/commerce';
 export const uid = () => randomBytes(4).toString('hex');
 
 /** A company with a key, its two locations and the given products (SKUs made unique per company by the caller). */
-export async function shop(ctx: TestApp, products: ProductFixture[] = [], opts: { company?: Partial<CompanyInput>; whActive?: boolean; noLocations?: boolean } = {}) {
+export async function shop(
+  ctx: TestApp,
+  products: ProductFixture[] = [],
+  opts: { company?: Partial<CompanyInput>; whActive?: boolean; noLocations?: boolean } = {},
+) {
   const co = await createCompanyWithKey(ctx.services, opts.company);
   const locations = opts.noLocations ? undefined : await addLocations(ctx.db, co.company.id, { whActive: opts.whActive });
   const variantIds: Record<string, string> = {};

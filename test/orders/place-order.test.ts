@@ -25,7 +25,10 @@ describe('POST /orders: creation', () => {
   it('creates a confirmed order: 201 with the full Order shape, prices from the catalogue, stock reserved', async () => {
     const s = await shop(ctx, catalogue());
     const body = orderBody({
-      items: [{ product_id: 'TEE-M', quantity: 3 }, { product_id: 'TEE-L', quantity: '1' }],
+      items: [
+        { product_id: 'TEE-M', quantity: 3 },
+        { product_id: 'TEE-L', quantity: '1' },
+      ],
       notes: 'Ring twice',
       payment: 'cod',
       payment_reference: 'UPI-123',
@@ -47,7 +50,15 @@ describe('POST /orders: creation', () => {
         { sku: 'TEE-L', name: 'Cotton Tee (L)', quantity: '1.000', unit_price: '299.00', line_total: '299.00' },
       ],
       payment: 'cod',
-      delivery_address: { name: 'Ravi', line1: '12 MG Road', line2: 'Indiranagar', city: 'Bengaluru', state: 'Karnataka', pincode: '560038', phone: '+919988776655' },
+      delivery_address: {
+        name: 'Ravi',
+        line1: '12 MG Road',
+        line2: 'Indiranagar',
+        city: 'Bengaluru',
+        state: 'Karnataka',
+        pincode: '560038',
+        phone: '+919988776655',
+      },
     });
     expect((await stockRow(ctx, s.companyId, s.variantIds['TEE-M'])).reserved).toBe('3.000');
     expect((await stockRow(ctx, s.companyId, s.variantIds['TEE-L'])).reserved).toBe('1.000');
@@ -60,7 +71,16 @@ describe('POST /orders: creation', () => {
   it('rounds each line half-up to 2 decimals and sums the lines', async () => {
     const s = await shop(ctx, catalogue());
     // 0.333 kg × 99.99 = 33.29667 -> 33.30; 0.005 kg × 99.99 = 0.49995 -> 0.50 (half-up, not truncated)
-    const res = await post(ctx, s.headers, orderBody({ items: [{ product_id: 'RICE-1', quantity: '0.333' }, { product_id: 'TEE-M', quantity: 3 }] }));
+    const res = await post(
+      ctx,
+      s.headers,
+      orderBody({
+        items: [
+          { product_id: 'RICE-1', quantity: '0.333' },
+          { product_id: 'TEE-M', quantity: 3 },
+        ],
+      }),
+    );
     expect(res.status).toBe(201);
     expect(res.body.data.items.map((i: any) => i.line_total)).toEqual(['33.30', '99.99']);
     expect(res.body.data.amount).toBe('133.29');
@@ -167,7 +187,11 @@ describe('POST /orders: creation', () => {
     const s = await shop(ctx, catalogue());
     const first = await post(ctx, s.headers, orderBody({ external_reference: 'WA-1' }));
     expect(first.status).toBe(201);
-    const again = await post(ctx, s.headers, orderBody({ external_reference: 'WA-1', items: [{ product_id: 'NOPE', quantity: 9 }], customer: { name: 'Other', phone: '9123456789' } }));
+    const again = await post(
+      ctx,
+      s.headers,
+      orderBody({ external_reference: 'WA-1', items: [{ product_id: 'NOPE', quantity: 9 }], customer: { name: 'Other', phone: '9123456789' } }),
+    );
     expect(again.status).toBe(200);
     expect(again.body).toEqual({ data: first.body.data, duplicate: true });
     expect(await count(ctx, 'orders', s.companyId)).toBe(1);
@@ -181,7 +205,17 @@ describe('POST /orders: creation', () => {
 describe('POST /orders: phones', () => {
   it('accepts every format of one mobile number and matches them to one customer', async () => {
     const s = await shop(ctx, catalogue());
-    const formats = ['98765 43210', '+91-98765-43210', '09876543210', '919876543210', '0091 98765 43210', '+919876543210', '+91 (98765) 43210', '98765-43210', '+91.98765.43210'];
+    const formats = [
+      '98765 43210',
+      '+91-98765-43210',
+      '09876543210',
+      '919876543210',
+      '0091 98765 43210',
+      '+919876543210',
+      '+91 (98765) 43210',
+      '98765-43210',
+      '+91.98765.43210',
+    ];
     for (const phone of formats) {
       const res = await post(ctx, s.headers, orderBody({ customer: { name: 'Asha', phone } }));
       expect(res.status, phone).toBe(201);
@@ -207,7 +241,8 @@ describe('POST /orders: phones', () => {
 });
 
 describe('POST /orders: PIN code and state', () => {
-  const withAddress = (pincode: string, state?: string) => orderBody({ delivery_address: { line1: '1 Main Road', city: 'Town', pincode, ...(state ? { state } : {}) } });
+  const withAddress = (pincode: string, state?: string) =>
+    orderBody({ delivery_address: { line1: '1 Main Road', city: 'Town', pincode, ...(state ? { state } : {}) } });
 
   it('derives the state of a single-state PIN; the same state in any spelling is accepted', async () => {
     const s = await shop(ctx, catalogue());
@@ -262,7 +297,9 @@ describe('POST /orders: customers and courier booking', () => {
     expect(second.status).toBe(201);
     expect(second.body.data.delivery_address).toMatchObject({ line1: '7 Park Street', state: 'West Bengal' });
     const rows = await ctx.db.query(sql`SELECT name, email, address_line1, city, state, pincode FROM customers WHERE company_id = ${s.companyId}`);
-    expect(rows).toEqual([{ name: 'Asha Rao', email: 'asha@example.com', address_line1: '12 MG Road', city: 'Bengaluru', state: 'Karnataka', pincode: '560038' }]);
+    expect(rows).toEqual([
+      { name: 'Asha Rao', email: 'asha@example.com', address_line1: '12 MG Road', city: 'Bengaluru', state: 'Karnataka', pincode: '560038' },
+    ]);
   });
 
   it('saves the address to a record that has none, and uses the address on file when the order has none', async () => {

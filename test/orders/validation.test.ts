@@ -6,9 +6,7 @@ const ctx = useTestApp();
 let s: Awaited<ReturnType<typeof shop>>;
 
 beforeAll(async () => {
-  s = await shop(ctx, [
-    { sku: 'TEE', name: 'Tee', variants: [{ sku: 'TEE-M', barcode: '8901234567890', selling_price: '299.00', stock: '1000' }] },
-  ]);
+  s = await shop(ctx, [{ sku: 'TEE', name: 'Tee', variants: [{ sku: 'TEE-M', barcode: '8901234567890', selling_price: '299.00', stock: '1000' }] }]);
 });
 
 const place = (overrides: Record<string, unknown>) => post(ctx, s.headers, orderBody(overrides));
@@ -71,7 +69,15 @@ describe('POST /orders validation, each rule at its edge', () => {
   it('items[].product_id: 1–64 characters', async () => {
     const at64 = await place({ items: [{ product_id: 'x'.repeat(64), quantity: 1 }] });
     expect(at64.status).toBe(404); // valid, just unknown
-    await expectInvalid({ items: [{ product_id: 'TEE-M', quantity: 1 }, { product_id: 'x'.repeat(65), quantity: 1 }] }, 'items[1].product_id');
+    await expectInvalid(
+      {
+        items: [
+          { product_id: 'TEE-M', quantity: 1 },
+          { product_id: 'x'.repeat(65), quantity: 1 },
+        ],
+      },
+      'items[1].product_id',
+    );
     await expectInvalid({ items: [{ product_id: '', quantity: 1 }] }, 'items[0].product_id');
     await expectInvalid({ items: [{ quantity: 1 }] }, 'items[0].product_id');
   });
@@ -94,14 +100,30 @@ describe('POST /orders validation, each rule at its edge', () => {
   it('lines merged into one (same variant by sku, barcode) are bounded like one line: 400 at the line that crossed it, nothing written', async () => {
     const before = await count(ctx, 'orders', s.companyId);
     // exactly the bound once merged: passes validation (then the stock of 1000 is short)
-    const atBound = await place({ items: [{ product_id: 'TEE-M', quantity: 600_000 }, { product_id: '8901234567890', quantity: '400000' }] });
+    const atBound = await place({
+      items: [
+        { product_id: 'TEE-M', quantity: 600_000 },
+        { product_id: '8901234567890', quantity: '400000' },
+      ],
+    });
     expect(atBound.status, JSON.stringify(atBound.body)).toBe(409);
     const message = await expectInvalid(
-      { items: [{ product_id: 'TEE-M', quantity: 600_000 }, { product_id: '8901234567890', quantity: '400000.001' }] },
+      {
+        items: [
+          { product_id: 'TEE-M', quantity: 600_000 },
+          { product_id: '8901234567890', quantity: '400000.001' },
+        ],
+      },
       'items[1].quantity',
     );
     expect(message).toMatch(/at most 1000000/);
-    const three = await place({ items: [{ product_id: 'TEE-M', quantity: 500_000 }, { product_id: 'TEE-M', quantity: 500_000 }, { product_id: 'TEE-M', quantity: 1 }] });
+    const three = await place({
+      items: [
+        { product_id: 'TEE-M', quantity: 500_000 },
+        { product_id: 'TEE-M', quantity: 500_000 },
+        { product_id: 'TEE-M', quantity: 1 },
+      ],
+    });
     expect(three.status).toBe(400);
     expect(three.body.error.details).toEqual([{ path: 'items[2].quantity', message: expect.stringMatching(/1000001\.000.*at most 1000000/) }]);
     expect(await count(ctx, 'orders', s.companyId)).toBe(before);
@@ -120,7 +142,15 @@ describe('POST /orders validation, each rule at its edge', () => {
       payment: null,
       delivery_address: { line1: '12 MG Road', city: 'Bengaluru', pincode: '560038', name: null, line2: null, state: null, phone: null },
     });
-    expect(addressNulls.delivery_address).toEqual({ name: null, line1: '12 MG Road', line2: null, city: 'Bengaluru', state: 'Karnataka', pincode: '560038', phone: null });
+    expect(addressNulls.delivery_address).toEqual({
+      name: null,
+      line1: '12 MG Road',
+      line2: null,
+      city: 'Bengaluru',
+      state: 'Karnataka',
+      pincode: '560038',
+      phone: null,
+    });
     expect(addressNulls.payment).toBe('prepaid');
     expect((await expectOk({ payment: null, payment_reference: null, notes: null })).payment).toBe('prepaid');
   });
@@ -189,8 +219,11 @@ describe('POST /orders validation, each rule at its edge', () => {
 
   it('reports every bad field at once', async () => {
     const res = await post(ctx, s.headers, {
-      customer: { name: '', phone: 'call me' , email: 'nope' },
-      items: [{ product_id: 'TEE-M', quantity: 0 }, { product_id: '', quantity: '1.2345' }],
+      customer: { name: '', phone: 'call me', email: 'nope' },
+      items: [
+        { product_id: 'TEE-M', quantity: 0 },
+        { product_id: '', quantity: '1.2345' },
+      ],
       external_reference: 'x'.repeat(101),
       notes: 'n'.repeat(501),
       payment: 'card',
@@ -251,7 +284,12 @@ describe('POST /orders validation, each rule at its edge', () => {
     expect(fits.length).toBeLessThanOrEqual(32 * 1024);
     const ok = await ctx.app.inject({ method: 'POST', url: `${BASE}/orders`, headers: { ...s.headers, 'content-type': 'application/json' }, payload: fits });
     expect(ok.statusCode).toBe(201);
-    const text = await ctx.app.inject({ method: 'POST', url: `${BASE}/orders`, headers: { ...s.headers, 'content-type': 'text/plain' }, payload: JSON.stringify(orderBody()) });
+    const text = await ctx.app.inject({
+      method: 'POST',
+      url: `${BASE}/orders`,
+      headers: { ...s.headers, 'content-type': 'text/plain' },
+      payload: JSON.stringify(orderBody()),
+    });
     expect(text.statusCode).toBe(415);
     expect(text.json().error.code).toBe('validation_failed');
   });

@@ -149,10 +149,12 @@ describe('database unreachable (proxy cut), then back', () => {
   it('cut in the middle of order traffic (connections reset mid-transaction): every reference ends as exactly one whole order', async () => {
     const s = await shop('100000');
     const refs = Array.from({ length: 60 }, (_, i) => `mid-${i}-${randomBytes(3).toString('hex')}`);
-    const running = Promise.all(refs.map(async (ref, i) => {
-      await new Promise((r) => setTimeout(r, i * 10));
-      return placeWithRetry(s.headers, orderBody(ref, i));
-    }));
+    const running = Promise.all(
+      refs.map(async (ref, i) => {
+        await new Promise((r) => setTimeout(r, i * 10));
+        return placeWithRetry(s.headers, orderBody(ref, i));
+      }),
+    );
     for (let k = 0; k < 3; k++) {
       await new Promise((r) => setTimeout(r, 150));
       proxy.cut('refuse');

@@ -28,7 +28,17 @@ afterAll(async () => {
 /** Starts `node --import tsx src/server.ts` (one process, so SIGKILL hits the server itself) and waits for its URL. */
 async function startServer(): Promise<{ child: ChildProcess; base: string }> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
-    env: { ...process.env, DATABASE_URL: testDb.url, SEED_DEMO: 'false', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', REDIS_URL: '', RATE_LIMIT_MAX: '100000', DB_POOL_MAX: '20' },
+    env: {
+      ...process.env,
+      DATABASE_URL: testDb.url,
+      SEED_DEMO: 'false',
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      REDIS_URL: '',
+      RATE_LIMIT_MAX: '100000',
+      DB_POOL_MAX: '20',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.push(child);
@@ -55,7 +65,11 @@ describe('SIGKILL in the middle of order creation', () => {
     const co = await createCompanyWithKey(services);
     await addLocations(testDb.db, co.company.id);
     const skus = ['K-1', 'K-2', 'K-3', 'K-4'];
-    await addProduct(testDb.db, co.company.id, { sku: 'K', name: 'Kill item', variants: skus.map((sku) => ({ sku, selling_price: '10.00', stock: '100000' })) });
+    await addProduct(testDb.db, co.company.id, {
+      sku: 'K',
+      name: 'Kill item',
+      variants: skus.map((sku) => ({ sku, selling_price: '10.00', stock: '100000' })),
+    });
     const body = (ref: string, i: number) => ({
       customer: { name: `K ${i}`, phone: `97${String(10_000_000 + i).slice(-8)}` },
       items: [skus[i % 4], skus[(i + 1) % 4], skus[(i + 2) % 4]].map((product_id) => ({ product_id, quantity: 1 })),

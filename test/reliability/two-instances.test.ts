@@ -78,7 +78,11 @@ describe('two instances, one PostgreSQL, one Redis', () => {
     const [a, b] = [await instance({ RATE_LIMIT_MAX: '100000' }), await instance({ RATE_LIMIT_MAX: '100000' })];
     const co = await createCompanyWithKey(a.services);
     await addLocations(testDb.db, co.company.id);
-    const { variantIds } = await addProduct(testDb.db, co.company.id, { sku: 'H', name: 'Hot', variants: [{ sku: 'H-1', selling_price: '10.00', stock: '10' }] });
+    const { variantIds } = await addProduct(testDb.db, co.company.id, {
+      sku: 'H',
+      name: 'Hot',
+      variants: [{ sku: 'H-1', selling_price: '10.00', stock: '10' }],
+    });
     const results = await Promise.all(
       Array.from({ length: 80 }, (_, i) =>
         call(i % 2 ? a.base : b.base, '/orders', co.headers, {
@@ -128,7 +132,9 @@ describe('two instances, one PostgreSQL, one Redis', () => {
       });
       expect(r.status).toBe(201);
     }
-    const [{ n: jobs }] = await testDb.db.query<{ n: number }>(sql`SELECT count(*)::int AS n FROM jobs WHERE company_id = ${co.company.id} AND status = 'pending'`);
+    const [{ n: jobs }] = await testDb.db.query<{ n: number }>(
+      sql`SELECT count(*)::int AS n FROM jobs WHERE company_id = ${co.company.id} AND status = 'pending'`,
+    );
     expect(jobs).toBe(ORDERS);
 
     const booked = new Map<string, string[]>();

@@ -25,11 +25,63 @@ async function restock(units: number) {
 }
 
 const SPECIAL_VALUES: unknown[] = [
-  1e3, '1e3', '1E3', '1e-3', -1, '-1', 0, '0', -0, '0.0001', 1.0001, '1.2345', 1e308, '1e308', Number.MAX_SAFE_INTEGER, 2 ** 53 + 1,
-  '99999999999999999999999', '１２', '٣', 'NaN', 'Infinity', '-Infinity', '0x10', '+1', '1.', '.5', ' 1 ', '1_000', '1,5',
-  '', ' ', '\u0000', '\u200b', 'a\u0000b', '\ud800', '💥🔥', 'Ω≈ç√∫', 'x'.repeat(10_000), 'ä'.repeat(300), '\r\nSet-Cookie: a=b',
-  "' OR '1'='1", "'; DROP TABLE orders; --", '%00', '../../etc/passwd', '<script>alert(1)</script>', '${7*7}', '{{7*7}}',
-  true, false, null, [], [1, 2], {}, { $gt: '' }, { __proto__: { polluted: 1 } }, [[[[[[[[[[]]]]]]]]]], { toString: 'x' },
+  1e3,
+  '1e3',
+  '1E3',
+  '1e-3',
+  -1,
+  '-1',
+  0,
+  '0',
+  -0,
+  '0.0001',
+  1.0001,
+  '1.2345',
+  1e308,
+  '1e308',
+  Number.MAX_SAFE_INTEGER,
+  2 ** 53 + 1,
+  '99999999999999999999999',
+  '１２',
+  '٣',
+  'NaN',
+  'Infinity',
+  '-Infinity',
+  '0x10',
+  '+1',
+  '1.',
+  '.5',
+  ' 1 ',
+  '1_000',
+  '1,5',
+  '',
+  ' ',
+  '\u0000',
+  '\u200b',
+  'a\u0000b',
+  '\ud800',
+  '💥🔥',
+  'Ω≈ç√∫',
+  'x'.repeat(10_000),
+  'ä'.repeat(300),
+  '\r\nSet-Cookie: a=b',
+  "' OR '1'='1",
+  "'; DROP TABLE orders; --",
+  '%00',
+  '../../etc/passwd',
+  '<script>alert(1)</script>',
+  '${7*7}',
+  '{{7*7}}',
+  true,
+  false,
+  null,
+  [],
+  [1, 2],
+  {},
+  { $gt: '' },
+  { __proto__: { polluted: 1 } },
+  [[[[[[[[[[]]]]]]]]]],
+  { toString: 'x' },
 ];
 
 /** Anything JSON can carry, weighted towards the nasty corners. */
@@ -53,10 +105,27 @@ const validOrder = () => ({
 });
 
 const ORDER_PATHS = [
-  [], ['customer'], ['customer', 'name'], ['customer', 'phone'], ['customer', 'email'], ['items'], ['items', 0], ['items', 0, 'product_id'],
-  ['items', 0, 'quantity'], ['external_reference'], ['notes'], ['delivery_address'], ['delivery_address', 'line1'], ['delivery_address', 'line2'],
-  ['delivery_address', 'city'], ['delivery_address', 'pincode'], ['delivery_address', 'state'], ['delivery_address', 'name'],
-  ['delivery_address', 'phone'], ['payment'], ['payment_reference'],
+  [],
+  ['customer'],
+  ['customer', 'name'],
+  ['customer', 'phone'],
+  ['customer', 'email'],
+  ['items'],
+  ['items', 0],
+  ['items', 0, 'product_id'],
+  ['items', 0, 'quantity'],
+  ['external_reference'],
+  ['notes'],
+  ['delivery_address'],
+  ['delivery_address', 'line1'],
+  ['delivery_address', 'line2'],
+  ['delivery_address', 'city'],
+  ['delivery_address', 'pincode'],
+  ['delivery_address', 'state'],
+  ['delivery_address', 'name'],
+  ['delivery_address', 'phone'],
+  ['payment'],
+  ['payment_reference'],
 ] as (string | number)[][];
 
 function setPath(target: any, path: (string | number)[], value: unknown): unknown {
@@ -109,17 +178,20 @@ describe('POST /orders with hostile bodies', () => {
 
   it('several fields replaced at once, and whole random JSON bodies', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.tuple(fc.constantFrom(...ORDER_PATHS.filter((p) => p.length > 0)), hostile), { minLength: 2, maxLength: 5 }), async (edits) => {
-        const body = validOrder();
-        for (const [path, value] of edits) {
-          try {
-            setPath(body, path, value);
-          } catch {
-            /* a parent already replaced by a scalar */
+      fc.asyncProperty(
+        fc.array(fc.tuple(fc.constantFrom(...ORDER_PATHS.filter((p) => p.length > 0)), hostile), { minLength: 2, maxLength: 5 }),
+        async (edits) => {
+          const body = validOrder();
+          for (const [path, value] of edits) {
+            try {
+              setPath(body, path, value);
+            } catch {
+              /* a parent already replaced by a scalar */
+            }
           }
-        }
-        await checkOrder(JSON.stringify(body));
-      }),
+          await checkOrder(JSON.stringify(body));
+        },
+      ),
       { numRuns: RUNS },
     );
     await fc.assert(
@@ -134,10 +206,37 @@ describe('POST /orders with hostile bodies', () => {
     await restock(100);
     // expected status: 201 accepted, 400 refused by validation, 409 valid but more than the 50 in stock
     const cases: [unknown, number][] = [
-      [1e3, 409], ['1e3', 400], ['1E3', 400], [1.0001, 400], ['1.2345', 400], [-1, 400], [0, 400], ['0', 400], [-0, 400],
-      ['0.001', 201], [0.001, 201], ['0.0001', 400], [1e308, 400], ['99999999999999999999999', 400], ['１２', 400], ['٣', 400],
-      ['NaN', 400], ['Infinity', 400], ['0x10', 400], ['+1', 400], ['1.', 400], ['.5', 400], [' 2 ', 201], ['1_000', 400],
-      ['1,5', 400], [true, 400], [null, 400], [[1], 400], [{ value: 1 }, 400], [1e6, 409], [1e6 + 1, 400],
+      [1e3, 409],
+      ['1e3', 400],
+      ['1E3', 400],
+      [1.0001, 400],
+      ['1.2345', 400],
+      [-1, 400],
+      [0, 400],
+      ['0', 400],
+      [-0, 400],
+      ['0.001', 201],
+      [0.001, 201],
+      ['0.0001', 400],
+      [1e308, 400],
+      ['99999999999999999999999', 400],
+      ['１２', 400],
+      ['٣', 400],
+      ['NaN', 400],
+      ['Infinity', 400],
+      ['0x10', 400],
+      ['+1', 400],
+      ['1.', 400],
+      ['.5', 400],
+      [' 2 ', 201],
+      ['1_000', 400],
+      ['1,5', 400],
+      [true, 400],
+      [null, 400],
+      [[1], 400],
+      [{ value: 1 }, 400],
+      [1e6, 409],
+      [1e6 + 1, 400],
     ];
     for (const [quantity, expected] of cases) {
       const before = await tableCounts(ctx, A.companyId);
@@ -255,13 +354,13 @@ describe('SQL injection in every string parameter', () => {
     "' OR '1'='1",
     "' OR 1=1 --",
     "'; DROP TABLE orders; --",
-    "1; DELETE FROM customers",
+    '1; DELETE FROM customers',
     "x' UNION SELECT key_hash::text, null FROM api_keys --",
     "%' AND pg_sleep(0)::text = '",
-    '\\\'; SELECT 1; --',
+    "\\'; SELECT 1; --",
     "') OR ('a'='a",
     '" OR ""="',
-    "$1 OR $2",
+    '$1 OR $2',
     "' || (SELECT string_agg(sku, ',') FROM variants) || '",
   ];
 
@@ -318,7 +417,9 @@ describe('SQL injection in every string parameter', () => {
       const unknown = await checkOrder(JSON.stringify({ ...validOrder(), items: [{ product_id: p, quantity: 1 }] }));
       expect(unknown.statusCode).toBe(404);
     }
-    const [{ n }] = await ctx.db.query<{ n: number }>(sql`SELECT count(*)::int AS n FROM information_schema.tables WHERE table_name IN ('orders','customers','api_keys','variants')`);
+    const [{ n }] = await ctx.db.query<{ n: number }>(
+      sql`SELECT count(*)::int AS n FROM information_schema.tables WHERE table_name IN ('orders','customers','api_keys','variants')`,
+    );
     expect(n).toBe(4);
   });
 
@@ -348,7 +449,14 @@ describe('SQL injection in every string parameter', () => {
 describe('NUL characters and lone surrogates (PostgreSQL refuses them): 400, not 500', () => {
   it('in query parameters, path ids, order fields and tool arguments', async () => {
     const before = await tableCounts(ctx);
-    for (const url of ['/catalog/products?search=a%00b', '/catalog/products?category=%00', '/catalog/products?brand=x%00', '/catalog/products/a%00b', '/orders/a%00b', '/customers?phone=98765%0043210']) {
+    for (const url of [
+      '/catalog/products?search=a%00b',
+      '/catalog/products?category=%00',
+      '/catalog/products?brand=x%00',
+      '/catalog/products/a%00b',
+      '/orders/a%00b',
+      '/customers?phone=98765%0043210',
+    ]) {
       tried.injection++;
       const res = await ctx.app.inject({ url: `${BASE}${url}`, headers: A.headers });
       expect([400, 404], `${url} → ${res.statusCode} ${res.body}`).toContain(res.statusCode);
@@ -362,9 +470,16 @@ describe('NUL characters and lone surrogates (PostgreSQL refuses them): 400, not
     // a lone surrogate in the (jsonb) delivery address: PostgreSQL refuses it as JSON
     const lone = await checkOrder(JSON.stringify({ ...validOrder(), delivery_address: { ...validOrder().delivery_address, name: '\ud800' } }));
     expect([201, 400]).toContain(lone.statusCode);
-    const loneMcp = await callTool(ctx, A.headers, 'place_order', { ...validOrder(), delivery_address: { ...validOrder().delivery_address, line1: 'x\udc00' } });
+    const loneMcp = await callTool(ctx, A.headers, 'place_order', {
+      ...validOrder(),
+      delivery_address: { ...validOrder().delivery_address, line1: 'x\udc00' },
+    });
     if (loneMcp.isError) expect(loneMcp.json.error.code).toBe('validation_failed');
-    for (const [tool, args] of [['browse_catalog', { category: '\u0000' }], ['get_product_details', { id: 'a\u0000' }], ['get_order', { reference: 'a\u0000' }]] as const) {
+    for (const [tool, args] of [
+      ['browse_catalog', { category: '\u0000' }],
+      ['get_product_details', { id: 'a\u0000' }],
+      ['get_order', { reference: 'a\u0000' }],
+    ] as const) {
       const r = await callTool(ctx, A.headers, tool, args);
       expect(r.isError).toBe(true);
       expect(['validation_failed', 'not_found']).toContain(r.json.error.code);

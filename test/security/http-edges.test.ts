@@ -55,7 +55,7 @@ const now = () => Math.floor(Date.now() / 1000);
 
 describe('signed photo links', () => {
   it('a proper link serves the photo (so the refusals below are the signature or the path, not a broken route)', async () => {
-    const link = (await ctx.services.media.linker('')) ('co_1/photo.jpg');
+    const link = (await ctx.services.media.linker(''))('co_1/photo.jpg');
     const res = await ctx.app.inject({ url: link });
     expect(res.statusCode).toBe(200);
     expect(res.body).toBe(PHOTO);
@@ -229,8 +229,14 @@ describe('every refusal before routing is in the error shape (issue 12)', () => 
     for (const [what, request] of [
       ['over 16 KB (refused by the parser)', `GET ${long(20_000)} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`],
       ['over 8 KB to an unknown path', `GET ${long(10_000)} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`],
-      ['over 8 KB in a real route’s query', `GET ${BASE}/catalog/products?search=${MARK}${'a'.repeat(10_000)} HTTP/1.1\r\nHost: x\r\nX-Api-Key: ${headers['x-api-key']}\r\nConnection: close\r\n\r\n`],
-      ['a path segment over the router’s 1,000 characters', `GET ${BASE}/catalog/products/${MARK}${'a'.repeat(1_200)} HTTP/1.1\r\nHost: x\r\nX-Api-Key: ${headers['x-api-key']}\r\nConnection: close\r\n\r\n`],
+      [
+        'over 8 KB in a real route’s query',
+        `GET ${BASE}/catalog/products?search=${MARK}${'a'.repeat(10_000)} HTTP/1.1\r\nHost: x\r\nX-Api-Key: ${headers['x-api-key']}\r\nConnection: close\r\n\r\n`,
+      ],
+      [
+        'a path segment over the router’s 1,000 characters',
+        `GET ${BASE}/catalog/products/${MARK}${'a'.repeat(1_200)} HTTP/1.1\r\nHost: x\r\nX-Api-Key: ${headers['x-api-key']}\r\nConnection: close\r\n\r\n`,
+      ],
     ] as const) {
       const res = await raw(request);
       expect(statusOf(res), `${what}: ${res.slice(0, 300)}`).toBe(414);
@@ -280,7 +286,9 @@ describe('oversized bodies', () => {
       } else expect(size).toBeGreaterThan(1024 * 1024);
     }
     // a lying Content-Length
-    const lie = await raw(`POST ${BASE}/orders HTTP/1.1\r\nHost: x\r\nX-Api-Key: ${headers['x-api-key']}\r\nContent-Type: application/json\r\nContent-Length: 99999999\r\nConnection: close\r\n\r\n{}`);
+    const lie = await raw(
+      `POST ${BASE}/orders HTTP/1.1\r\nHost: x\r\nX-Api-Key: ${headers['x-api-key']}\r\nContent-Type: application/json\r\nContent-Length: 99999999\r\nConnection: close\r\n\r\n{}`,
+    );
     expect([400, 413]).toContain(statusOf(lie));
     expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
   });

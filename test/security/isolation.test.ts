@@ -18,7 +18,20 @@ beforeAll(async () => {
 
 /** Any trace of B in a response: its marker, ids, SKUs, barcode, phone digits, order number. */
 function leaks(text: string): string[] {
-  const needles = [B.marker, B.productId, B.variantId, B.barcode, B.orderId, B.orderNumber, B.externalReference, B.phone.slice(-8), B.customerId, B.categoryId, B.brandId, B.companyId];
+  const needles = [
+    B.marker,
+    B.productId,
+    B.variantId,
+    B.barcode,
+    B.orderId,
+    B.orderNumber,
+    B.externalReference,
+    B.phone.slice(-8),
+    B.customerId,
+    B.categoryId,
+    B.brandId,
+    B.companyId,
+  ];
   return needles.filter((n) => text.includes(n));
 }
 
@@ -126,7 +139,11 @@ describe('REST: A’s key never reaches B’s objects', () => {
       method: 'POST',
       url: `${BASE}/orders`,
       headers: A.headers,
-      payload: { customer: { name: 'A buyer', phone: '9876543211' }, items: [{ product_id: A.variantSku, quantity: 1 }], external_reference: B.externalReference },
+      payload: {
+        customer: { name: 'A buyer', phone: '9876543211' },
+        items: [{ product_id: A.variantSku, quantity: 1 }],
+        external_reference: B.externalReference,
+      },
     });
     expect(res.statusCode).toBe(201);
     expect(res.json().data.order_id).not.toBe(B.orderId);

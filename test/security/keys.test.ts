@@ -77,7 +77,12 @@ describe('keys never appear in logs', () => {
     const secrets = [co.key, co.key.split('_')[2], revoked.key, revoked.key.split('_')[2], wrongSecret.split('_')[2]];
 
     const mcp = (headers: Record<string, string>, body: unknown) =>
-      a.app.inject({ method: 'POST', url: `${BASE}/mcp`, headers: { ...headers, accept: 'application/json, text/event-stream', 'content-type': 'application/json' }, payload: body as object });
+      a.app.inject({
+        method: 'POST',
+        url: `${BASE}/mcp`,
+        headers: { ...headers, accept: 'application/json, text/event-stream', 'content-type': 'application/json' },
+        payload: body as object,
+      });
     const statuses: number[] = [];
     for (const k of [co.key, wrongSecret, revoked.key]) {
       for (const headers of [{ 'x-api-key': k }, { authorization: `Bearer ${k}` }] as Record<string, string>[]) {
@@ -94,7 +99,9 @@ describe('keys never appear in logs', () => {
         );
         statuses.push((await a.app.inject({ method: 'POST', url: `${BASE}/orders`, headers, payload: { bad: true } })).statusCode);
         statuses.push((await mcp(headers, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'browse_catalog', arguments: {} } })).statusCode);
-        statuses.push((await mcp(headers, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'get_order', arguments: { reference: 'nope' } } })).statusCode);
+        statuses.push(
+          (await mcp(headers, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'get_order', arguments: { reference: 'nope' } } })).statusCode,
+        );
       }
     }
     // a key sent where it is not accepted: a header of another name, and in the body
@@ -138,7 +145,11 @@ describe('brute force from one address', () => {
       });
     expect((await mcp({ 'x-api-key': key })).statusCode).toBe(200);
     expect((await mcp({ 'x-api-key': `cok_${alnum(12)}_${alnum(32)}` })).statusCode).toBe(429);
-    const other = await a.app.inject({ url: `${BASE}/catalog/categories`, headers: { 'x-api-key': `cok_${alnum(12)}_${alnum(32)}` }, remoteAddress: '10.67.0.1' });
+    const other = await a.app.inject({
+      url: `${BASE}/catalog/categories`,
+      headers: { 'x-api-key': `cok_${alnum(12)}_${alnum(32)}` },
+      remoteAddress: '10.67.0.1',
+    });
     expect(other.statusCode).toBe(401);
   });
 });

@@ -22,7 +22,9 @@ export async function seedCompany(ctx: TestApp, marker: string) {
   await ctx.db.query(sql`INSERT INTO categories (company_id, id, parent_id, name, slug) VALUES
     (${companyId}, ${parentId}, NULL, ${`Parent ${marker}`}, ${`parent-${marker.toLowerCase()}`}),
     (${companyId}, ${categoryId}, ${parentId}, ${`Kurtas ${marker}`}, ${`kurtas-${marker.toLowerCase()}`})`);
-  await ctx.db.query(sql`INSERT INTO brands (company_id, id, name, slug) VALUES (${companyId}, ${brandId}, ${`Brand ${marker}`}, ${`brand-${marker.toLowerCase()}`})`);
+  await ctx.db.query(
+    sql`INSERT INTO brands (company_id, id, name, slug) VALUES (${companyId}, ${brandId}, ${`Brand ${marker}`}, ${`brand-${marker.toLowerCase()}`})`,
+  );
   const barcode = `89${randomBytes(5).readUIntBE(0, 5).toString().padStart(11, '0')}`.slice(0, 13);
   const product = await addProduct(ctx.db, companyId, {
     sku: `P-${marker}`,

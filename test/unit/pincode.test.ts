@@ -1,19 +1,22 @@
 import { describe, expect, it } from 'vitest';
-import {
-  INDIAN_STATES,
-  PINCODE_DATA_SOURCE,
-  isIndianState,
-  officialStateName,
-  resolveDeliveryState,
-  statesForPincode,
-} from '../../src/lib/pincode.js';
+import { INDIAN_STATES, PINCODE_DATA_SOURCE, isIndianState, officialStateName, resolveDeliveryState, statesForPincode } from '../../src/lib/pincode.js';
 
 describe('pincode table', () => {
   it('lists exactly the 28 states and 8 union territories', () => {
     expect(INDIAN_STATES).toHaveLength(36);
     expect(new Set(INDIAN_STATES).size).toBe(36);
-    for (const name of ['Jammu and Kashmir', 'Ladakh', 'Andaman and Nicobar Islands', 'Chhattisgarh', 'Puducherry',
-      'Dadra and Nagar Haveli and Daman and Diu', 'Odisha', 'Uttarakhand', 'Telangana', 'Delhi']) {
+    for (const name of [
+      'Jammu and Kashmir',
+      'Ladakh',
+      'Andaman and Nicobar Islands',
+      'Chhattisgarh',
+      'Puducherry',
+      'Dadra and Nagar Haveli and Daman and Diu',
+      'Odisha',
+      'Uttarakhand',
+      'Telangana',
+      'Delhi',
+    ]) {
       expect(INDIAN_STATES).toContain(name);
     }
     expect(INDIAN_STATES.some((s) => s.includes('&'))).toBe(false);

@@ -7,7 +7,12 @@ import { catalogueSections, productEntry, type CatalogueFile, type ProductEntry 
 import { locatePhoto, type PhotoCopy } from './photos.js';
 
 /** Checks the whole file against itself and the catalogue, reporting every problem with its place; changes nothing. */
-export async function checkCatalogue(db: Db, companyId: string, input: unknown, baseDir: string): Promise<{ file: CatalogueFile; photos: Map<string, PhotoCopy> }> {
+export async function checkCatalogue(
+  db: Db,
+  companyId: string,
+  input: unknown,
+  baseDir: string,
+): Promise<{ file: CatalogueFile; photos: Map<string, PhotoCopy> }> {
   const problems: FieldIssue[] = [];
   const problem = (path: string, message: string) => problems.push({ path, message });
   // Sections first, then each product on its own: a bad product does not hide the problems of the others.
@@ -98,7 +103,8 @@ export async function checkCatalogue(db: Db, companyId: string, input: unknown, 
   products.forEach((p, i) => {
     if (!p) return;
     const at = `products[${i}]`;
-    if (p.category && fileCategories && !parentOf.has(p.category)) problem(`${at}.category`, `no category with slug "${p.category}" in the file or the catalogue`);
+    if (p.category && fileCategories && !parentOf.has(p.category))
+      problem(`${at}.category`, `no category with slug "${p.category}" in the file or the catalogue`);
     if (p.brand && fileBrands && !brands.has(p.brand)) problem(`${at}.brand`, `no brand with slug "${p.brand}" in the file or the catalogue`);
     p.photos.forEach((ph, k) => checkPhoto(`${at}.photos[${k}].file`, ph.file));
     p.variants.forEach((v, j) => {

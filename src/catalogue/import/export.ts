@@ -7,9 +7,16 @@ import type { CatalogueFile } from '../../contract/catalogue-file.js';
  * The company's catalogue in the import format. Photos are named `<photoPrefix><file name>`; the
  * caller copies `photos` (absolute source in MEDIA_DIR -> that name) beside the written file.
  */
-export async function exportCatalogue(db: Db, mediaDir: string, companyId: string, photoPrefix = 'photos/'): Promise<{ file: CatalogueFile; photos: Map<string, string> }> {
+export async function exportCatalogue(
+  db: Db,
+  mediaDir: string,
+  companyId: string,
+  photoPrefix = 'photos/',
+): Promise<{ file: CatalogueFile; photos: Map<string, string> }> {
   const [locs, cats, brands, products, variants, stock, photoRows] = await Promise.all([
-    db.query<CatalogueFile['locations'][number]>(sql`SELECT code, name, kind, active, ships_orders FROM stock_locations WHERE company_id = ${companyId} ORDER BY code`),
+    db.query<CatalogueFile['locations'][number]>(
+      sql`SELECT code, name, kind, active, ships_orders FROM stock_locations WHERE company_id = ${companyId} ORDER BY code`,
+    ),
     db.query<{ slug: string; name: string; parent: string | null; depth: number }>(sql`
       WITH RECURSIVE t AS (
         SELECT id, slug, name, NULL::text AS parent, 0 AS depth FROM categories WHERE company_id = ${companyId} AND parent_id IS NULL
@@ -17,13 +24,34 @@ export async function exportCatalogue(db: Db, mediaDir: string, companyId: strin
         SELECT c.id, c.slug, c.name, t.slug, t.depth + 1 FROM categories c JOIN t ON c.parent_id = t.id WHERE c.company_id = ${companyId}
       ) SELECT slug, name, parent, depth FROM t ORDER BY depth, slug`),
     db.query<{ slug: string; name: string }>(sql`SELECT slug, name FROM brands WHERE company_id = ${companyId} ORDER BY slug`),
-    db.query<{ id: string; sku: string; name: string; description: string | null; unit: string; hsn_code: string | null; tax_rate: string; active: boolean; category: string | null; brand: string | null }>(sql`
+    db.query<{
+      id: string;
+      sku: string;
+      name: string;
+      description: string | null;
+      unit: string;
+      hsn_code: string | null;
+      tax_rate: string;
+      active: boolean;
+      category: string | null;
+      brand: string | null;
+    }>(sql`
       SELECT p.id, p.sku, p.name, p.description, p.unit, p.hsn_code, p.tax_rate::text AS tax_rate, p.active, c.slug AS category, b.slug AS brand
       FROM products p
       LEFT JOIN categories c ON c.company_id = p.company_id AND c.id = p.category_id
       LEFT JOIN brands b ON b.company_id = p.company_id AND b.id = p.brand_id
       WHERE p.company_id = ${companyId} ORDER BY p.sku`),
-    db.query<{ id: string; product_id: string; sku: string; barcode: string | null; name: string; attributes: Record<string, string>; selling_price: string; mrp: string; active: boolean }>(sql`
+    db.query<{
+      id: string;
+      product_id: string;
+      sku: string;
+      barcode: string | null;
+      name: string;
+      attributes: Record<string, string>;
+      selling_price: string;
+      mrp: string;
+      active: boolean;
+    }>(sql`
       SELECT id, product_id, sku, barcode, name, attributes, selling_price::text AS selling_price, mrp::text AS mrp, active
       FROM variants WHERE company_id = ${companyId} ORDER BY product_id, position, id`),
     db.query<{ variant_id: string; code: string; on_hand: string }>(sql`

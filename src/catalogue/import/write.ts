@@ -23,10 +23,17 @@ export interface ImportOptions {
 }
 
 /** The import's statements: upserts everything by SKU/slug/code inside the caller's transaction (the file is already checked). */
-export async function writeCatalogue(tx: Db, companyId: string, file: CatalogueFile, photos: Map<string, PhotoCopy>, onProgress?: ImportOptions['onProgress']): Promise<ImportSummary> {
+export async function writeCatalogue(
+  tx: Db,
+  companyId: string,
+  file: CatalogueFile,
+  photos: Map<string, PhotoCopy>,
+  onProgress?: ImportOptions['onProgress'],
+): Promise<ImportSummary> {
   const summary: ImportSummary = { locations: 0, categories: 0, brands: 0, products: 0, variants: 0, photos: 0 };
   const shipFrom = file.locations.find((l) => l.ships_orders);
-  if (shipFrom) await tx.query(sql`UPDATE stock_locations SET ships_orders = false WHERE company_id = ${companyId} AND code <> ${shipFrom.code} AND ships_orders`);
+  if (shipFrom)
+    await tx.query(sql`UPDATE stock_locations SET ships_orders = false WHERE company_id = ${companyId} AND code <> ${shipFrom.code} AND ships_orders`);
   for (const l of file.locations) {
     await tx.query(sql`INSERT INTO stock_locations (company_id, id, code, name, kind, active, ships_orders)
       VALUES (${companyId}, ${newId('loc')}, ${l.code}, ${l.name}, ${l.kind}, ${l.active}, ${l.ships_orders})
@@ -48,7 +55,9 @@ export async function writeCatalogue(tx: Db, companyId: string, file: CatalogueF
     summary.brands++;
   }
   const idsOf = async (table: 'categories' | 'brands' | 'stock_locations', key: 'slug' | 'code') => {
-    const rows = await tx.query<{ id: string; k: string }>(sql`SELECT id, ${sql.identifier(key)} AS k FROM ${sql.identifier(table)} WHERE company_id = ${companyId}`);
+    const rows = await tx.query<{ id: string; k: string }>(
+      sql`SELECT id, ${sql.identifier(key)} AS k FROM ${sql.identifier(table)} WHERE company_id = ${companyId}`,
+    );
     return new Map(rows.map((r) => [r.k, r.id]));
   };
   // one connection in a transaction: one statement at a time
@@ -58,7 +67,10 @@ export async function writeCatalogue(tx: Db, companyId: string, file: CatalogueF
 
   // Barcodes may move between variants of this file: clear them first so the unique index never trips midway.
   const fileSkus = file.products.flatMap((p) => p.variants.map((v) => v.sku));
-  if (fileSkus.length) await tx.query(sql`UPDATE variants SET barcode = NULL WHERE company_id = ${companyId} AND sku = ANY(${sql.param(fileSkus)}::text[]) AND barcode IS NOT NULL`);
+  if (fileSkus.length)
+    await tx.query(
+      sql`UPDATE variants SET barcode = NULL WHERE company_id = ${companyId} AND sku = ANY(${sql.param(fileSkus)}::text[]) AND barcode IS NOT NULL`,
+    );
 
   let pending: string[] = [];
   for (const [i, p] of file.products.entries()) {

@@ -31,7 +31,13 @@ export const catalogCommands: CommandGroup = {
       }
       try {
         const summary = await ctx.services.catalogueImport.importCatalogue(company.id, input, { baseDir: dirname(path), onProgress: progress('imported') });
-        ctx.out(ctx.json ? JSON.stringify(summary, null, 2) : `imported into ${company.slug}: ${Object.entries(summary).map(([k, n]) => `${n} ${k}`).join(', ')}`);
+        ctx.out(
+          ctx.json
+            ? JSON.stringify(summary, null, 2)
+            : `imported into ${company.slug}: ${Object.entries(summary)
+                .map(([k, n]) => `${n} ${k}`)
+                .join(', ')}`,
+        );
       } catch (err) {
         if (err instanceof AppError && Array.isArray(err.details)) {
           if (ctx.json) ctx.out(JSON.stringify({ error: err.message, problems: err.details }, null, 2));
@@ -79,7 +85,9 @@ export const catalogCommands: CommandGroup = {
       const company = await ctx.services.companies.get(slug);
       const started = Date.now();
       const made = await generateCatalogue(ctx.db, company.id, { products, variantsPerProduct: variants, onProgress: progress('generated') });
-      ctx.out(ctx.json ? JSON.stringify(made) : `generated ${made.products} products, ${made.variants} variants in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+      ctx.out(
+        ctx.json ? JSON.stringify(made) : `generated ${made.products} products, ${made.variants} variants in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+      );
     },
   },
 };

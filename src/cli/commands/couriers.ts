@@ -12,9 +12,14 @@ export const courierCommands: CommandGroup = {
     summary: "set a company's courier; the callback signing secret is printed when made (first time or --rotate-secret)",
     async run(args, ctx) {
       const f = { type: 'string' } as const;
-      const { values } = parse(args, { ...companyFlag, adapter: f, 'base-url': f, email: f, password: f, 'pickup-location': f, 'rotate-secret': { type: 'boolean' } }, []);
+      const { values } = parse(
+        args,
+        { ...companyFlag, adapter: f, 'base-url': f, email: f, password: f, 'pickup-location': f, 'rotate-secret': { type: 'boolean' } },
+        [],
+      );
       const adapter = str(values.adapter);
-      if (!adapter || !(COURIER_ADAPTERS as readonly string[]).includes(adapter)) throw new UsageError(`--adapter must be one of ${COURIER_ADAPTERS.join(', ')}`);
+      if (!adapter || !(COURIER_ADAPTERS as readonly string[]).includes(adapter))
+        throw new UsageError(`--adapter must be one of ${COURIER_ADAPTERS.join(', ')}`);
       const result = await ctx.services.fulfilment.configureCourier((await companyId(ctx, values))!, {
         adapter: adapter as AdapterName,
         baseUrl: str(values['base-url']),
@@ -25,7 +30,12 @@ export const courierCommands: CommandGroup = {
       });
       if (ctx.json) return ctx.out(JSON.stringify(result, null, 2));
       const { callback_secret, ...shown } = result;
-      ctx.out(printTable([shown], Object.keys(shown).map((k) => ({ key: k, title: k.toUpperCase() }))));
+      ctx.out(
+        printTable(
+          [shown],
+          Object.keys(shown).map((k) => ({ key: k, title: k.toUpperCase() })),
+        ),
+      );
       if (callback_secret) ctx.out(`\nCallback signing secret (shown only now; give it to the courier for X-Courier-Signature):\n\n    ${callback_secret}\n`);
     },
   },
@@ -36,7 +46,12 @@ export const courierCommands: CommandGroup = {
       const { values } = parse(args, { ...companyFlag, failed: { type: 'boolean' } }, []);
       const jobs = await ctx.services.fulfilment.listJobs({ companyId: await companyId(ctx, values, false), failed: values.failed === true });
       if (ctx.json) return ctx.out(JSON.stringify(jobs, null, 2));
-      ctx.out(printTable(jobs, ['id', 'order_number', 'kind', 'status', 'attempts', 'run_at', 'last_error'].map((k) => ({ key: k, title: k.toUpperCase() }))));
+      ctx.out(
+        printTable(
+          jobs,
+          ['id', 'order_number', 'kind', 'status', 'attempts', 'run_at', 'last_error'].map((k) => ({ key: k, title: k.toUpperCase() })),
+        ),
+      );
     },
   },
   'jobs retry': {

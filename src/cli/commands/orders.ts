@@ -38,7 +38,8 @@ export const orderCommands: CommandGroup = {
     },
   },
   'order draft create': {
-    usage: 'order draft create --company <id|slug> (--file <order.json> | --name <n> --phone <p> --item <sku:qty>... [--payment cod|prepaid] [--line1 … --city … --pincode … --state …])',
+    usage:
+      'order draft create --company <id|slug> (--file <order.json> | --name <n> --phone <p> --item <sku:qty>... [--payment cod|prepaid] [--line1 … --city … --pincode … --state …])',
     summary: 'create a draft order (no stock reserved, invisible to the API until confirmed)',
     async run(args, ctx) {
       const { values } = parse(
@@ -76,7 +77,9 @@ export const orderCommands: CommandGroup = {
           items,
           payment: values.payment,
           external_reference: values.reference,
-          delivery_address: values.line1 ? { line1: values.line1, line2: values.line2, city: values.city, pincode: values.pincode, state: values.state } : undefined,
+          delivery_address: values.line1
+            ? { line1: values.line1, line2: values.line2, city: values.city, pincode: values.pincode, state: values.state }
+            : undefined,
         };
       }
       const parsed = draftOrderBody.safeParse(input);
@@ -118,24 +121,37 @@ export const orderCommands: CommandGroup = {
     usage: 'order ship <ref> --company <id|slug> [--awb <awb>] [--courier <name>] [--tracking-url <url>]',
     summary: 'ship an order by hand (manual courier): records AWB and courier, converts stock, issues the invoice',
     async run(args, ctx) {
-      const { values, pos } = parse(args, { ...companyFlag, awb: { type: 'string' }, courier: { type: 'string' }, 'tracking-url': { type: 'string' } }, ['ref']);
+      const { values, pos } = parse(args, { ...companyFlag, awb: { type: 'string' }, courier: { type: 'string' }, 'tracking-url': { type: 'string' } }, [
+        'ref',
+      ]);
       const url = str(values['tracking-url']);
       if (url && !/^https?:\/\/\S+$/.test(url)) throw new UsageError('--tracking-url must be an http(s) URL');
-      showOrder(ctx, await ctx.services.fulfilment.ship((await companyId(ctx, values))!, pos[0], { awb: str(values.awb), courier: str(values.courier), trackingUrl: url }));
+      showOrder(
+        ctx,
+        await ctx.services.fulfilment.ship((await companyId(ctx, values))!, pos[0], { awb: str(values.awb), courier: str(values.courier), trackingUrl: url }),
+      );
     },
   },
   'order track': {
     usage: `order track <ref|awb> <${SHIPMENT_STATUSES.join('|')}> --company <id|slug> [--cod-collected] [--cod-amount <amount>]`,
     summary: 'record a tracking update (delivered marks the order delivered; --cod-collected records the cash)',
     async run(args, ctx) {
-      const { values, pos } = parse(args, { ...companyFlag, 'cod-collected': { type: 'boolean' }, 'cod-amount': { type: 'string' }, note: { type: 'string' } }, ['ref', 'status']);
+      const { values, pos } = parse(
+        args,
+        { ...companyFlag, 'cod-collected': { type: 'boolean' }, 'cod-amount': { type: 'string' }, note: { type: 'string' } },
+        ['ref', 'status'],
+      );
       if (!(SHIPMENT_STATUSES as readonly string[]).includes(pos[1])) throw new UsageError(`status must be one of ${SHIPMENT_STATUSES.join(', ')}`);
       const amount = str(values['cod-amount']);
       if (amount !== undefined && !/^\d{1,12}(\.\d{1,2})?$/.test(amount)) throw new UsageError('--cod-amount must be an amount such as 499.00');
       const company = (await companyId(ctx, values))!;
       const byAwb = !(await ctx.services.fulfilment.view(company, pos[0]).catch(() => null));
       const cod = amount !== undefined ? new Decimal(amount) : values['cod-collected'] === true ? true : undefined;
-      const v = await ctx.services.fulfilment.track(company, byAwb ? { awb: pos[0] } : { reference: pos[0] }, pos[1] as ShipmentStatus, { source: 'cli', codCollected: cod, note: str(values.note) });
+      const v = await ctx.services.fulfilment.track(company, byAwb ? { awb: pos[0] } : { reference: pos[0] }, pos[1] as ShipmentStatus, {
+        source: 'cli',
+        codCollected: cod,
+        note: str(values.note),
+      });
       showOrder(ctx, v);
       if (!ctx.json && v.update.result === 'repeated') ctx.out(v.update.message);
     },
@@ -147,7 +163,12 @@ export const orderCommands: CommandGroup = {
       const { values } = parse(args, companyFlag, []);
       const rows = await ctx.services.fulfilment.listAttention(await companyId(ctx, values, false));
       if (ctx.json) return ctx.out(JSON.stringify(rows, null, 2));
-      ctx.out(printTable(rows, ['kind', 'id', 'order_number', 'order_status', 'since', 'reason'].map((k) => ({ key: k, title: k.toUpperCase() }))));
+      ctx.out(
+        printTable(
+          rows,
+          ['kind', 'id', 'order_number', 'order_status', 'since', 'reason'].map((k) => ({ key: k, title: k.toUpperCase() })),
+        ),
+      );
     },
   },
   'hold resolve': {

@@ -9,13 +9,19 @@ import { browseQuerySchema, browseResponseSchema, categoriesResponseSchema, prod
 export async function registerCatalogueRoutes(api: FastifyInstance, { catalogue, media }: Pick<Services, 'catalogue' | 'media'>): Promise<void> {
   const r = api.withTypeProvider<ZodTypeProvider>();
 
-  r.get('/catalog/products', { schema: { querystring: browseQuerySchema, response: { 200: browseResponseSchema, ...errorResponses([400, 401, 403, 429, 500]) } } }, async (req) =>
-    pageEnvelope(await catalogue.browse(req.tenant, req.query, media.origin(req)), req.query),
+  r.get(
+    '/catalog/products',
+    { schema: { querystring: browseQuerySchema, response: { 200: browseResponseSchema, ...errorResponses([400, 401, 403, 429, 500]) } } },
+    async (req) => pageEnvelope(await catalogue.browse(req.tenant, req.query, media.origin(req)), req.query),
   );
 
-  r.get('/catalog/products/:id', { schema: { params: productIdSchema, response: { 200: productDetailResponseSchema, ...errorResponses([400, 401, 403, 404, 429, 500]) } } }, async (req) => ({
-    data: await catalogue.getProduct(req.tenant, req.params.id, media.origin(req)),
-  }));
+  r.get(
+    '/catalog/products/:id',
+    { schema: { params: productIdSchema, response: { 200: productDetailResponseSchema, ...errorResponses([400, 401, 403, 404, 429, 500]) } } },
+    async (req) => ({
+      data: await catalogue.getProduct(req.tenant, req.params.id, media.origin(req)),
+    }),
+  );
 
   r.get('/catalog/categories', { schema: { response: { 200: categoriesResponseSchema, ...errorResponses([401, 403, 429, 500]) } } }, async (req) => ({
     data: await catalogue.listCategories(req.tenant),

@@ -86,7 +86,10 @@ export function registerCourierCallbackRoutes(app: FastifyInstance, deps: Callba
       if (typeof sig === 'string') return refuse(`malformed ${SIGNATURE_HEADER} (${sig}); expected ${FORMAT}`, true);
       const skew = Math.abs(now() - sig.t);
       if (skew > config.COURIER_CALLBACK_TOLERANCE_S) {
-        return refuse(`signature timestamp is ${skew} s from the server's clock (tolerance ${config.COURIER_CALLBACK_TOLERANCE_S} s); sign each delivery when it is sent`, true);
+        return refuse(
+          `signature timestamp is ${skew} s from the server's clock (tolerance ${config.COURIER_CALLBACK_TOLERANCE_S} s); sign each delivery when it is sent`,
+          true,
+        );
       }
       const found = await fulfilment.callbackSecret(company);
       // An unknown company and a wrong signature answer alike: the route does not reveal which companies exist.
@@ -96,9 +99,14 @@ export function registerCourierCallbackRoutes(app: FastifyInstance, deps: Callba
       const limit = await perCompany(req);
       // isAllowed is true only for an allow list; the budget is spent when isExceeded
       if (!limit.isAllowed && limit.isExceeded) {
-        throw new AppError('rate_limited', `more than ${limit.max} courier updates per ${config.RATE_LIMIT_WINDOW_MS / 1000} s for this company; retry after ${limit.ttlInSeconds} s`, undefined, {
-          'retry-after': String(Math.max(1, limit.ttlInSeconds)),
-        });
+        throw new AppError(
+          'rate_limited',
+          `more than ${limit.max} courier updates per ${config.RATE_LIMIT_WINDOW_MS / 1000} s for this company; retry after ${limit.ttlInSeconds} s`,
+          undefined,
+          {
+            'retry-after': String(Math.max(1, limit.ttlInSeconds)),
+          },
+        );
       }
 
       let json: unknown;
@@ -126,11 +134,20 @@ export function registerCourierCallbackRoutes(app: FastifyInstance, deps: Callba
       const held = view.update.result === 'held';
       reply.status(held ? 202 : 200);
       return {
-        data: { result: view.update.result, held, message: view.update.message, order_number: view.order_number, order_status: view.order_status, shipment: view.shipment },
+        data: {
+          result: view.update.result,
+          held,
+          message: view.update.message,
+          order_number: view.order_number,
+          order_status: view.order_status,
+          shipment: view.shipment,
+        },
       };
     });
   });
 }
 
 const tooMany = (ms: number) =>
-  new AppError('rate_limited', `too many failed courier signatures from this address for this company; retry after ${retryAfter(ms)} s`, undefined, { 'retry-after': retryAfter(ms) });
+  new AppError('rate_limited', `too many failed courier signatures from this address for this company; retry after ${retryAfter(ms)} s`, undefined, {
+    'retry-after': retryAfter(ms),
+  });

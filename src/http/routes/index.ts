@@ -12,7 +12,10 @@ import { registerCourierCallbackRoutes } from './courier-callbacks.js';
 import { registerMcpRoutes } from '../../mcp/mcp.routes.js';
 
 /** Routes outside the base path and without an API key: probes, signed photo links, signed courier callbacks. */
-export function registerPublicRoutes(app: FastifyInstance, { db, services, config, redis }: { db: Database; services: Services; config: Config; redis?: Redis }): void {
+export function registerPublicRoutes(
+  app: FastifyInstance,
+  { db, services, config, redis }: { db: Database; services: Services; config: Config; redis?: Redis },
+): void {
   registerOpsRoutes(app, { db });
   registerMediaRoutes(app, services);
   registerCourierCallbackRoutes(app, { fulfilment: services.fulfilment, config, redis });

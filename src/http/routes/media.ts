@@ -47,13 +47,15 @@ export function registerMediaRoutes(app: FastifyInstance, { media }: Pick<Servic
     const info = await stat(file).catch(() => undefined);
     if (!info?.isFile()) throw missing();
     const remaining = Math.max(0, expires - Math.floor(Date.now() / 1000));
-    return reply
-      .header('content-type', CONTENT_TYPES[extname(file).toLowerCase()] ?? 'application/octet-stream')
-      .header('content-length', info.size)
-      .header('cache-control', `private, max-age=${remaining}`)
-      .header('x-content-type-options', 'nosniff')
-      // An uploaded SVG must not run script in our origin.
-      .header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'; sandbox")
-      .send(createReadStream(file));
+    return (
+      reply
+        .header('content-type', CONTENT_TYPES[extname(file).toLowerCase()] ?? 'application/octet-stream')
+        .header('content-length', info.size)
+        .header('cache-control', `private, max-age=${remaining}`)
+        .header('x-content-type-options', 'nosniff')
+        // An uploaded SVG must not run script in our origin.
+        .header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'; sandbox")
+        .send(createReadStream(file))
+    );
   });
 }

@@ -10,10 +10,7 @@ export function registerOpsRoutes(app: FastifyInstance, { db }: { db: Database }
 
   app.get('/readyz', async (_req, reply) => {
     try {
-      await Promise.race([
-        db.ping(),
-        new Promise((_, reject) => setTimeout(() => reject(new Error('database ping timed out')), READY_TIMEOUT_MS).unref()),
-      ]);
+      await Promise.race([db.ping(), new Promise((_, reject) => setTimeout(() => reject(new Error('database ping timed out')), READY_TIMEOUT_MS).unref())]);
       return { status: 'ok', database: 'ok' };
     } catch {
       return reply.status(503).send(errorBody('unavailable', 'database unreachable'));

@@ -33,7 +33,13 @@ export function registerOrderRoutes(api: FastifyInstance, { orders }: Pick<Servi
 
   app.get(
     '/orders/:reference',
-    { schema: { params: orderLookupParams, querystring: orderLookupQuery, response: { 200: z.object({ data: orderLookupSchema }), ...errorResponses([400, 401, 403, 404, 429, 500]) } } },
+    {
+      schema: {
+        params: orderLookupParams,
+        querystring: orderLookupQuery,
+        response: { 200: z.object({ data: orderLookupSchema }), ...errorResponses([400, 401, 403, 404, 429, 500]) },
+      },
+    },
     async (req) => ({ data: await orders.lookup(req.tenant, req.params.reference, req.query.phone) }),
   );
 }
