@@ -22,7 +22,7 @@ export function parse(args: string[], flags: Flags, positionals: readonly string
   if (pos.length > positionals.length) throw new UsageError(`unexpected argument "${pos[positionals.length]}"`);
   const missing = positionals.slice(pos.length).filter((p) => !p.endsWith('?'));
   if (missing.length) throw new UsageError(`missing ${missing.map((m) => `<${m}>`).join(' ')}`);
-  return { values: parsed.values as Values, pos };
+  return { values: parsed.values, pos };
 }
 
 /** A string flag's value, or undefined. */

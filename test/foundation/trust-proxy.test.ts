@@ -42,7 +42,7 @@ async function startProxy(upstreamPort: number, proto = 'http'): Promise<number>
   proxies.push(child);
   return new Promise((resolve, reject) => {
     let out = '';
-    child.stdout!.on('data', (d) => {
+    child.stdout.on('data', (d) => {
       out += d;
       const m = /listening (\d+)/.exec(out);
       if (m) resolve(Number(m[1]));

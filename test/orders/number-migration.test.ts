@@ -85,13 +85,13 @@ describe.each(kinds)('migration 0009 on %s: orders placed with the global sequen
       const place = async (companyId: string, ref: string) =>
         (
           await services.orders.place(
-            { companyId, keyId: 'k', keyPrefix: 'cok_test' } as Tenant,
+            { companyId, keyId: 'k', keyPrefix: 'cok_test' },
             {
               customer: { name: 'New', phone: '9876501234' },
               items: [{ product_id: 'TEE-M', quantity: '1' }],
               external_reference: ref,
               payment: 'cod',
-            } as Parameters<typeof services.orders.place>[1],
+            },
           )
         ).order.order_number;
       expect(await place(b.id, 'b-new-1')).toBe('ORD-100005');

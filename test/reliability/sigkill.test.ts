@@ -53,8 +53,8 @@ async function startServer(): Promise<{ child: ChildProcess; base: string }> {
         resolve({ child, base: m[1] });
       }
     };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', (c: Buffer) => (out += c.toString()));
+    child.stdout.on('data', onData);
+    child.stderr.on('data', (c: Buffer) => (out += c.toString()));
     child.on('exit', (code) => reject(new Error(`server exited (${code}): ${out}`)));
   });
 }

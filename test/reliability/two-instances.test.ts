@@ -53,7 +53,7 @@ async function call(base: string, path: string, headers: Record<string, string>,
     headers: { ...headers, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
-  return { status: res.status, body: (await res.json()) as any };
+  return { status: res.status, body: (await res.json()) };
 }
 
 describe('two instances, one PostgreSQL, one Redis', () => {
@@ -150,7 +150,7 @@ describe('two instances, one PostgreSQL, one Redis', () => {
       },
       trackingUrl: () => null,
     });
-    const config = testConfig({ FULFILMENT_POLL_MS: '10', FULFILMENT_LEASE_MS: '120000' } as Record<string, string>);
+    const config = testConfig({ FULFILMENT_POLL_MS: '10', FULFILMENT_LEASE_MS: '120000' });
     const workerPools = [0, 1].map(() => createPgDatabase({ url: testDb.url!, poolMax: 4, statementTimeoutMs: 10_000, connectTimeoutMs: 5000 }));
     pools.push(...workerPools);
     const workers = workerPools.map((db, i) => createCourierWorker({ db, config, adapterFor: () => fakeCourier(`w${i}`) }));

@@ -39,7 +39,7 @@ export const companyCommands: CommandGroup = {
       const name = str(values.name);
       if (!name) throw new UsageError('--name is required');
       const company = await ctx.services.companies.create({ ...companyPatch(values), name, slug: str(values.slug) });
-      show(ctx, company, COMPANY_COLUMNS, [company as unknown as Record<string, unknown>]);
+      show(ctx, company, COMPANY_COLUMNS, [company]);
     },
   },
   'company list': {
@@ -48,7 +48,7 @@ export const companyCommands: CommandGroup = {
     async run(args, ctx) {
       parse(args, {});
       const companies = await ctx.services.companies.list();
-      show(ctx, companies, COMPANY_COLUMNS, companies as unknown as Record<string, unknown>[]);
+      show(ctx, companies, COMPANY_COLUMNS, companies);
     },
   },
   'company update': {
@@ -59,7 +59,7 @@ export const companyCommands: CommandGroup = {
       if (!pos[0]) throw new UsageError('name the company: company update <id|slug>');
       if (values.slug) throw new UsageError('a slug cannot be changed');
       const company = await ctx.services.companies.update(pos[0], companyPatch(values));
-      show(ctx, company, COMPANY_COLUMNS, [company as unknown as Record<string, unknown>]);
+      show(ctx, company, COMPANY_COLUMNS, [company]);
     },
   },
 };

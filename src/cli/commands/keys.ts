@@ -25,7 +25,7 @@ export const keyCommands: CommandGroup = {
       const { key, record } = await ctx.services.keys.create(company.id, str(values.name));
       if (ctx.json) ctx.out(JSON.stringify({ key, ...record }, null, 2));
       else {
-        ctx.out(printTable([record as unknown as Record<string, unknown>], KEY_COLUMNS));
+        ctx.out(printTable([record], KEY_COLUMNS));
         ctx.out(`\nAPI key for ${company.slug} (shown only this once; store it now):\n\n    ${key}\n`);
       }
     },
@@ -38,7 +38,7 @@ export const keyCommands: CommandGroup = {
       if (!str(values.company)) throw new UsageError('--company is required');
       const company = await ctx.services.companies.get(str(values.company)!);
       const keys = await ctx.services.keys.list(company.id);
-      show(ctx, keys, KEY_COLUMNS, keys as unknown as Record<string, unknown>[]);
+      show(ctx, keys, KEY_COLUMNS, keys);
     },
   },
   'key revoke': {
@@ -50,7 +50,7 @@ export const keyCommands: CommandGroup = {
       if (!pos[0]) throw new UsageError('name the key: its id (key_…) or prefix (cok_…)');
       const company = await ctx.services.companies.get(str(values.company)!);
       const record = await ctx.services.keys.revoke(company.id, pos[0]);
-      show(ctx, record, KEY_COLUMNS, [record as unknown as Record<string, unknown>]);
+      show(ctx, record, KEY_COLUMNS, [record]);
     },
   },
 };
