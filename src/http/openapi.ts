@@ -54,7 +54,7 @@ export async function registerOpenApi(app: FastifyInstance, config: Pick<Config,
     },
     transform: (input) => {
       const { url, route } = input;
-      const method = (Array.isArray(route.method) ? route.method[0] : route.method);
+      const method = Array.isArray(route.method) ? route.method[0] : route.method;
       const relative = url.startsWith(`${base}/`) ? url.slice(base.length) : undefined;
       // Ops routes (/healthz, /readyz, /media) and the docs themselves are not part of the API.
       if (relative === undefined || relative === '/openapi.json' || relative === '/docs' || relative.startsWith('/docs/')) {
@@ -97,7 +97,7 @@ export async function registerOpenApi(app: FastifyInstance, config: Pick<Config,
 function applyDoc(schema: Record<string, unknown>, doc: OperationDoc): Record<string, unknown> {
   const out: Record<string, unknown> = { ...schema, summary: doc.summary, description: doc.description, tags: [doc.tag] };
   if (doc.operationId) out.operationId = doc.operationId;
-  if (doc.requestExample && out.body) out.body = { ...(out.body), examples: [doc.requestExample] };
+  if (doc.requestExample && out.body) out.body = { ...out.body, examples: [doc.requestExample] };
   const responses = out.response as Record<string, Record<string, unknown>> | undefined;
   for (const [status, text] of Object.entries(doc.responses ?? {})) {
     if (responses?.[status]) responses[status] = { ...responses[status], description: text };

@@ -59,7 +59,7 @@ export async function fetchJson(url: string, init: { method: string; headers: Re
     headers: { ...init.headers, ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}) },
     body: init.body === undefined ? undefined : JSON.stringify(init.body),
   });
-  return { status: res.status, body: (await res.json()) };
+  return { status: res.status, body: await res.json() };
 }
 
 export async function stockRow(ctx: TestApp, companyId: string, variantId: string) {

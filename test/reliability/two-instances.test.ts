@@ -53,7 +53,7 @@ async function call(base: string, path: string, headers: Record<string, string>,
     headers: { ...headers, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
-  return { status: res.status, body: (await res.json()) };
+  return { status: res.status, body: await res.json() };
 }
 
 describe('two instances, one PostgreSQL, one Redis', () => {

@@ -282,7 +282,7 @@ describe('oversized bodies', () => {
       // Fastify may answer 413 and close before the client finished sending 5 MB (then fetch sees a reset)
       if (res.status !== 0) {
         expect(res.status, url).toBe(413);
-        expect(((await (res as Response).json())).error.code).toBe('validation_failed');
+        expect((await (res as Response).json()).error.code).toBe('validation_failed');
       } else expect(size).toBeGreaterThan(1024 * 1024);
     }
     // a lying Content-Length
