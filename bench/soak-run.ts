@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import type { Db } from '../src/db/index.js';
 import { newId } from '../src/lib/ids.js';
-import { auditCompany, minAvailable } from '../test/reliability/audit.js';
+import { auditCompany, minAvailable } from '../test/helpers/audit.js';
 
 /**
  * The soak workload, shared by `npm run soak` (bench/soak.ts, minutes) and the short vitest version:

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { useTestApp } from '../helpers/app.js';
 import { createCompanyWithKey } from '../helpers/fixtures.js';
 import { addLocations } from '../helpers/catalogue-fixtures.js';
-import { addBrand, addCategory, addSearchableProduct, DECIMAL2, DECIMAL3 } from './setup.js';
+import { addBrand, addCategory, addSearchableProduct, DECIMAL2, DECIMAL3 } from '../helpers/catalogue-setup.js';
 
 const ctx = useTestApp();
 const url = (q = '') => `${ctx.config.BASE_PATH}/catalog/products${q}`;

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { useTestApp } from '../helpers/app.js';
 import { createCompanyWithKey } from '../helpers/fixtures.js';
 import { addLocations } from '../helpers/catalogue-fixtures.js';
-import { addBrand, addCategory, addPhoto, addSearchableProduct, setStock } from './setup.js';
+import { addBrand, addCategory, addPhoto, addSearchableProduct, setStock } from '../helpers/catalogue-setup.js';
 
 const mediaDir = mkdtempSync(join(tmpdir(), 'catalogue-media-'));
 const ctx = useTestApp({ MEDIA_DIR: mediaDir });

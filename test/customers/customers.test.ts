@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { useTestApp } from '../helpers/app.js';
-import { get, orderBody, post, shop } from '../orders/order-helpers.js';
+import { get, orderBody, post, shop } from '../helpers/orders.js';
 
 const ctx = useTestApp();
 const products = () => [{ sku: 'TEE', name: 'Cotton Tee', variants: [{ sku: 'TEE-M', selling_price: '10.00', stock: '1000' }] }];

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { useTestApp } from '../helpers/app.js';
 import { createPgDatabase, type Database } from '../../src/db/client.js';
 import { createCourierWorker, type WorkerConfig } from '../../src/fulfilment/worker.js';
-import { fakeCourier, get, jobsOf, orderBody, post, teeShop } from './helpers.js';
+import { fakeCourier, get, jobsOf, orderBody, post, teeShop } from '../helpers/fulfilment.js';
 
 const ctx = useTestApp();
 let courier: Awaited<ReturnType<typeof fakeCourier>>;

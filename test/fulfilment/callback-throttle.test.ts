@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { signCallback } from '../../src/couriers/callback-signature.js';
 import { useTestApp } from '../helpers/app.js';
-import { orderBody, post, teeShop, uid } from './helpers.js';
+import { orderBody, post, teeShop, uid } from '../helpers/fulfilment.js';
 
 // Low limits so the throttles show: 3 failed signatures per address and company, 5 valid callbacks per company.
 const ctx = useTestApp({ AUTH_FAILURE_LIMIT: '3', COURIER_CALLBACK_RATE_LIMIT: '5' });

@@ -6,7 +6,7 @@ import { createCourierWorker } from '../../src/fulfilment/worker.js';
 import { parseSignatureHeader, signCallback } from '../../src/couriers/callback-signature.js';
 import { Decimal } from '../../src/lib/money.js';
 import { useTestApp } from '../helpers/app.js';
-import { fakeCourier, get, orderBody, post, shop, uid } from './helpers.js';
+import { fakeCourier, get, orderBody, post, shop, uid } from '../helpers/fulfilment.js';
 
 // Couriers retry their updates and send them out of order: every update here is repeated, raced or late.
 const ctx = useTestApp();

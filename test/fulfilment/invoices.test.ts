@@ -3,7 +3,7 @@ import { useTestApp } from '../helpers/app.js';
 import { createFulfilmentService } from '../../src/fulfilment/fulfilment.service.js';
 import { financialYear } from '../../src/fulfilment/billing.service.js';
 import { createOrderService } from '../../src/orders/orders.service.js';
-import { orderBody, post, teeShop } from './helpers.js';
+import { orderBody, post, teeShop } from '../helpers/fulfilment.js';
 
 const ctx = useTestApp({ INVOICE_DUE_DAYS: '15' });
 

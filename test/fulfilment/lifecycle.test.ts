@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { useTestApp } from '../helpers/app.js';
 import { createFulfilmentService } from '../../src/fulfilment/fulfilment.service.js';
-import { get, orderBody, post, stockView, teeShop } from './helpers.js';
+import { get, orderBody, post, stockView, teeShop } from '../helpers/fulfilment.js';
 
 const ctx = useTestApp();
 

@@ -3,7 +3,7 @@ import { sql } from 'drizzle-orm';
 import { useTestApp } from '../helpers/app.js';
 import { createCourierWorker } from '../../src/fulfilment/worker.js';
 import { signCallback } from '../../src/couriers/callback-signature.js';
-import { fakeCourier, get, orderBody, post, stockView, teeShop } from './helpers.js';
+import { fakeCourier, get, orderBody, post, stockView, teeShop } from '../helpers/fulfilment.js';
 
 const ctx = useTestApp();
 let courier: Awaited<ReturnType<typeof fakeCourier>>;

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { useTestApp } from '../helpers/app.js';
-import { count, fetchJson, listeningUrl, orderBody, shop, stockRow, uid } from './order-helpers.js';
+import { count, fetchJson, listeningUrl, orderBody, shop, stockRow, uid } from '../helpers/orders.js';
 
 const ctx = useTestApp();
 

@@ -2,7 +2,7 @@ import pg from 'pg';
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { useTestApp } from '../helpers/app.js';
-import { BASE, count, fetchJson, get, listeningUrl, orderBody, post, shop, stockRow, uid } from './order-helpers.js';
+import { BASE, count, fetchJson, get, listeningUrl, orderBody, post, shop, stockRow, uid } from '../helpers/orders.js';
 
 const ctx = useTestApp();
 

@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { useTestApp } from '../helpers/app.js';
 import { ORDER_STATUS_LABELS, SHIPMENT_STATUS_LABELS } from '../../src/contract/status-labels.js';
-import { get, orderBody, post, shop } from './order-helpers.js';
+import { get, orderBody, post, shop } from '../helpers/orders.js';
 
 const ctx = useTestApp();
 

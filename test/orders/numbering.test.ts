@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { buildTestApp, useTestApp } from '../helpers/app.js';
 import { createPgDatabase } from '../../src/db/client.js';
 import { ORDER_NUMBER_BLOCK } from '../../src/orders/order-numbers.js';
-import { fetchJson, listeningUrl, orderBody, post, shop } from './order-helpers.js';
+import { fetchJson, listeningUrl, orderBody, post, shop } from '../helpers/orders.js';
 
 const ctx = useTestApp();
 

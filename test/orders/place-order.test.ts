@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { useTestApp } from '../helpers/app.js';
-import { count, orderBody, post, shop, stockRow } from './order-helpers.js';
+import { count, orderBody, post, shop, stockRow } from '../helpers/orders.js';
 
 const ctx = useTestApp();
 

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useTestApp } from '../helpers/app.js';
-import { BASE, count, orderBody, post, shop } from './order-helpers.js';
+import { BASE, count, orderBody, post, shop } from '../helpers/orders.js';
 
 const ctx = useTestApp();
 let s: Awaited<ReturnType<typeof shop>>;

@@ -9,7 +9,7 @@ import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { createCompanyWithKey } from '../helpers/fixtures.js';
 import { addLocations, addProduct } from '../helpers/catalogue-fixtures.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
-import { auditCompany } from './audit.js';
+import { auditCompany } from '../helpers/audit.js';
 
 /**
  * Faults without touching the machine's PostgreSQL or Redis: a TCP proxy sits between the app and each,

@@ -6,7 +6,7 @@ import { testConfig } from '../helpers/app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { createCompanyWithKey } from '../helpers/fixtures.js';
 import { addLocations, addProduct } from '../helpers/catalogue-fixtures.js';
-import { auditCompany } from './audit.js';
+import { auditCompany } from '../helpers/audit.js';
 
 /**
  * The real server process (`src/server.ts`) killed with SIGKILL while orders are being created, then

@@ -11,7 +11,7 @@ import { buildTestApp, testConfig, type TestApp } from '../helpers/app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { createCompanyWithKey } from '../helpers/fixtures.js';
 import { addLocations, addProduct } from '../helpers/catalogue-fixtures.js';
-import { auditCompany } from './audit.js';
+import { auditCompany } from '../helpers/audit.js';
 
 /**
  * Two service instances (two apps, each with its own pool and Redis client, on two ports) against one

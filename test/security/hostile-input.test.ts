@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useTestApp } from '../helpers/app.js';
-import { BASE, callTool, seedCompany, tableCounts, type Seeded } from './world.js';
+import { BASE, callTool, seedCompany, tableCounts, type Seeded } from '../helpers/security-world.js';
 
 /**
  * Property-based hostile input (fast-check): random and adversarial values put into every field of

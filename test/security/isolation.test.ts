@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useTestApp } from '../helpers/app.js';
-import { BASE, callTool, seedCompany, tableCounts, type Seeded } from './world.js';
+import { BASE, callTool, seedCompany, tableCounts, type Seeded } from '../helpers/security-world.js';
 
 /**
  * Tenant isolation matrix: company A's key against every kind of identifier of company B's objects, on

@@ -4,7 +4,7 @@ import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { createCompanyWithKey } from '../helpers/fixtures.js';
 import { addLocations, addProduct } from '../helpers/catalogue-fixtures.js';
-import { BASE } from './world.js';
+import { BASE } from '../helpers/security-world.js';
 
 let testDb: TestDatabase;
 const apps: TestApp[] = [];

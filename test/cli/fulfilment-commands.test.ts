@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runAdmin } from '../../src/cli/admin.js';
 import { useTestApp } from '../helpers/app.js';
-import { get, orderBody, post, stockView, teeShop } from './helpers.js';
+import { get, orderBody, post, stockView, teeShop } from '../helpers/fulfilment.js';
 
 const ctx = useTestApp();
 beforeAll(() => {

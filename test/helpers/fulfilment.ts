@@ -1,8 +1,8 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { sql } from 'drizzle-orm';
-import type { TestApp } from '../helpers/app.js';
-import { BASE, get, orderBody, post, shop, stockRow, uid } from '../orders/order-helpers.js';
+import type { TestApp } from './app.js';
+import { BASE, get, orderBody, post, shop, stockRow, uid } from './orders.js';
 
 export { BASE, get, orderBody, post, shop, stockRow, uid };
 

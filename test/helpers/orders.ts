@@ -1,9 +1,9 @@
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { sql } from 'drizzle-orm';
-import type { TestApp } from '../helpers/app.js';
-import { createCompanyWithKey } from '../helpers/fixtures.js';
-import { addLocations, addProduct, type ProductFixture } from '../helpers/catalogue-fixtures.js';
+import type { TestApp } from './app.js';
+import { createCompanyWithKey } from './fixtures.js';
+import { addLocations, addProduct, type ProductFixture } from './catalogue-fixtures.js';
 import type { CompanyInput } from '../../src/companies/companies.service.js';
 
 export const BASE = '/api/v1/commerce';

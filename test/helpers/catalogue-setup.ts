@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { Db } from '../../src/db/index.js';
 import { newId } from '../../src/lib/ids.js';
 import { refreshSearchText } from '../../src/catalogue/catalogue.queries.js';
-import { addProduct, type ProductFixture } from '../helpers/catalogue-fixtures.js';
+import { addProduct, type ProductFixture } from './catalogue-fixtures.js';
 
 export async function addCategory(db: Db, companyId: string, name: string, slug: string, parentId: string | null = null): Promise<string> {
   const id = newId('cat');

@@ -6,7 +6,7 @@ import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { createCompanyWithKey } from '../helpers/fixtures.js';
 import { addLocations, addProduct } from '../helpers/catalogue-fixtures.js';
-import { addPhoto } from '../catalogue/setup.js';
+import { addPhoto } from '../helpers/catalogue-setup.js';
 
 // End clients are told apart by the loopback address they connect from (all of 127.0.0.0/8 is this machine).
 const CLIENT_X = '127.0.0.2';

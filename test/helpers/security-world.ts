@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { sql } from 'drizzle-orm';
-import type { TestApp } from '../helpers/app.js';
-import { createCompanyWithKey } from '../helpers/fixtures.js';
-import { addLocations, addProduct } from '../helpers/catalogue-fixtures.js';
+import type { TestApp } from './app.js';
+import { createCompanyWithKey } from './fixtures.js';
+import { addLocations, addProduct } from './catalogue-fixtures.js';
 import { newId } from '../../src/lib/ids.js';
 
 export const BASE = '/api/v1/commerce';

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { buildTestApp, useTestApp, type TestApp } from '../helpers/app.js';
 import { createCompanyWithKey } from '../helpers/fixtures.js';
 import { addLocations, addProduct } from '../helpers/catalogue-fixtures.js';
-import { addPhoto } from './setup.js';
+import { addPhoto } from '../helpers/catalogue-setup.js';
 import { signPath, verifyPath } from '../../src/lib/signing.js';
 import { createMediaService, LINK_TTL_SECONDS } from '../../src/media/media.service.js';
 

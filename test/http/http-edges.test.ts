@@ -7,7 +7,7 @@ import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { createCompanyWithKey } from '../helpers/fixtures.js';
 import { signPath } from '../../src/lib/signing.js';
-import { BASE } from './world.js';
+import { BASE } from '../helpers/security-world.js';
 
 /** Signed photo links under attack, header injection, oversized headers and bodies. */
 let testDb: TestDatabase;
