@@ -29,8 +29,6 @@ export interface InvoiceRow {
   due_at: Date;
 }
 
-export { invoiceOut, type PaymentStatus } from '../contract/invoice-shape.js';
-
 const INVOICE_COLS = sql`id, invoice_number, total, amount_paid, issued_at, due_at`;
 
 export async function findInvoice(db: Db, companyId: string, orderId: string, lock = false): Promise<InvoiceRow | undefined> {

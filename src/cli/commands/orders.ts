@@ -3,7 +3,8 @@ import { SHIPMENT_STATUSES, type ShipmentStatus } from '../../couriers/index.js'
 import { AppError, validationError } from '../../contract/errors.js';
 import { issuesToDetails } from '../../contract/validation.js';
 import { Decimal } from '../../lib/money.js';
-import { draftOrderBody, ORDER_TARGETS, type OrderTarget } from '../../fulfilment/lifecycle.service.js';
+import { draftOrderBody } from '../../contract/orders.js';
+import { ORDER_TARGETS, type OrderTarget } from '../../fulfilment/lifecycle.service.js';
 import { parse, str, UsageError } from '../args.js';
 import { companyId, type CommandGroup } from '../command.js';
 import { printTable, showOrder } from '../output.js';
