@@ -157,7 +157,8 @@ export function createBillingService({ db, config, clock, views }: { db: Db; con
       await db.tx(async (tx) => {
         await lockOrder(tx, companyId, orderId);
         const invoice = await findInvoice(tx, companyId, orderId);
-        if (!invoice) throw new AppError('validation_failed', `order ${reference} has no invoice yet; issue one with "invoice issue" first`);
+        if (!invoice)
+          throw new AppError('validation_failed', `order ${reference} has no invoice yet`, [{ path: 'invoice', message: 'issue the invoice first' }]);
         await recordPaymentTx(tx, companyId, invoice.id, amount, 'manual', paymentReference, clock());
       });
       return views.view(companyId, orderId);
