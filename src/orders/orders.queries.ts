@@ -67,22 +67,16 @@ export async function orderPrelude(db: Db, companyId: string, externalReference:
   return rows[0];
 }
 
-/** What place_order() (migration 0007) writes: the service has decided every value. */
+/** What place_order() (migration 0007) writes: the service has decided every value. Fields are the columns they fill. */
 export interface PlaceOrderWrite {
-  customer: { id: string; name: string; phone_e164: string; email: string | null; address: DeliveryAddress | null };
-  order: {
-    id: string;
-    /** from OrderNumbers (src/orders/order-numbers.ts) */
-    order_number: string;
-    external_reference: string;
-    payment: 'cod' | 'prepaid';
-    payment_reference: string | null;
-    notes: string | null;
-    amount: string;
-    delivery_address: DeliveryAddress | null;
-    location_id: string;
+  customer: Pick<CustomerRecord, 'id' | 'name' | 'phone_e164' | 'email'> & { address: DeliveryAddress | null };
+  order: Pick<OrderRecord, 'id' | 'order_number' | 'payment' | 'payment_reference' | 'notes' | 'amount' | 'delivery_address'> & {
+    /** required for a placed order (a staff draft may have none) */
+    external_reference: NonNullable<OrderRecord['external_reference']>;
+    location_id: NonNullable<OrderRecord['location_id']>;
   };
   lines: Pick<OrderLineRow, 'variant_id' | 'sku' | 'name' | 'quantity' | 'unit_price' | 'line_total' | 'tax_rate'>[];
+  /** the reserve_stock() lines (reservationLines in reservations.ts) */
   reservations: { variant_id: string; quantity: string; product_id: string; reservation_id: string }[];
   booking_job_id: string | null;
 }
