@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import type { Db } from '../db/index.js';
+import type { BrandRow, CategoryRow, StockLocationRow } from '../db/schema/index.js';
 import { newId } from '../lib/ids.js';
 import { analyzeCatalogue, refreshSearchText } from './catalogue.queries.js';
 
@@ -101,7 +102,7 @@ export async function generateCatalogue(db: Db, companyId: string, opts: Generat
       (${companyId}, ${newId('loc')}, 'GEN-WH', 'Generated warehouse', 'warehouse', ${shipping === 0}),
       (${companyId}, ${newId('loc')}, 'GEN-STORE', 'Generated store', 'store', false)
     ON CONFLICT (company_id, code) DO NOTHING`);
-  const locs = await db.query<{ id: string; ships_orders: boolean }>(
+  const locs = await db.query<Pick<StockLocationRow, 'id' | 'ships_orders'>>(
     sql`SELECT id, ships_orders FROM stock_locations WHERE company_id = ${companyId} AND (ships_orders OR code = 'GEN-STORE')`,
   );
   const shipFrom = locs.find((l) => l.ships_orders)!.id;
@@ -110,16 +111,18 @@ export async function generateCatalogue(db: Db, companyId: string, opts: Generat
   const categoryIds = new Map<string, string>();
   for (const g of GROUPS) {
     const slug = `gen-${g.category.toLowerCase().replace(/\s+/g, '-')}`;
-    const [row] = await db.query<{
-      id: string;
-    }>(sql`INSERT INTO categories (company_id, id, name, slug) VALUES (${companyId}, ${newId('cat')}, ${g.category}, ${slug})
+    const [row] = await db.query<
+      Pick<CategoryRow, 'id'>
+    >(sql`INSERT INTO categories (company_id, id, name, slug) VALUES (${companyId}, ${newId('cat')}, ${g.category}, ${slug})
       ON CONFLICT (company_id, slug) DO UPDATE SET name = EXCLUDED.name RETURNING id`);
     categoryIds.set(g.category, row.id);
   }
   const brandIds: string[] = [];
   for (const b of BRANDS) {
     const slug = `gen-${b.toLowerCase().replace(/\s+/g, '-')}`;
-    const [row] = await db.query<{ id: string }>(sql`INSERT INTO brands (company_id, id, name, slug) VALUES (${companyId}, ${newId('brand')}, ${b}, ${slug})
+    const [row] = await db.query<
+      Pick<BrandRow, 'id'>
+    >(sql`INSERT INTO brands (company_id, id, name, slug) VALUES (${companyId}, ${newId('brand')}, ${b}, ${slug})
       ON CONFLICT (company_id, slug) DO UPDATE SET name = EXCLUDED.name RETURNING id`);
     brandIds.push(row.id);
   }

@@ -1,3 +1,4 @@
+import { AppError } from '../contract/errors.js';
 import type { Database } from '../db/index.js';
 import type { Services } from '../services.js';
 import { UsageError, type Values } from './args.js';
@@ -25,4 +26,18 @@ export async function companyId(ctx: CommandContext, values: Values, required = 
     return undefined;
   }
   return (await ctx.services.companies.get(values.company)).id;
+}
+
+/**
+ * Awaits a service call; when it refuses with an AppError whose details name `path`, the message gets the
+ * command to run (services say what is wrong, neutrally; the CLI says which command fixes it).
+ */
+export async function withHint<T>(call: Promise<T>, path: string, hint: string): Promise<T> {
+  try {
+    return await call;
+  } catch (err) {
+    const named = err instanceof AppError && Array.isArray(err.details) && err.details.some((d) => (d as { path?: unknown } | null)?.path === path);
+    if (named) throw new AppError(err.kind, `${err.message}; ${hint}`, err.details, err.headers);
+    throw err;
+  }
 }

@@ -158,6 +158,10 @@ export const placeOrderBody = nullsAsAbsent(
 
 export type PlaceOrderBody = z.output<typeof placeOrderBody>;
 
+/** A draft as staff write it (`order draft create`): the POST /orders body, external_reference optional. */
+export const draftOrderBody = placeOrderBody.extend({ external_reference: z.string().trim().min(1).max(100).nullish() });
+export type DraftOrderBody = z.output<typeof draftOrderBody>;
+
 export const orderLineSchema = z.object({
   sku: z.string(),
   name: z.string(),

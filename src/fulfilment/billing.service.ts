@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { Config } from '../config.js';
 import type { Db } from '../db/index.js';
+import { columnList, invoices, type invoiceCounters, type InvoiceRow, type PaymentRow } from '../db/schema/index.js';
 import { AppError, validationError } from '../contract/errors.js';
 import { newId } from '../lib/ids.js';
 import { Decimal, money } from '../lib/money.js';
@@ -20,21 +21,13 @@ export function financialYear(at: Date): string {
 
 export const formatInvoiceNumber = (fy: string, n: number) => `INV/${fy}/${String(n).padStart(6, '0')}`;
 
-export interface InvoiceRow {
-  id: string;
-  invoice_number: string;
-  total: string;
-  amount_paid: string;
-  issued_at: Date;
-  due_at: Date;
-}
+const INVOICE_FIELDS = ['id', 'invoice_number', 'total', 'amount_paid', 'issued_at', 'due_at'] as const;
+/** The invoice columns billing and the staff view read. */
+export type OrderInvoice = Pick<InvoiceRow, (typeof INVOICE_FIELDS)[number]>;
+const INVOICE_COLS = columnList(invoices, INVOICE_FIELDS);
 
-export { invoiceOut, type PaymentStatus } from '../contract/invoice-shape.js';
-
-const INVOICE_COLS = sql`id, invoice_number, total, amount_paid, issued_at, due_at`;
-
-export async function findInvoice(db: Db, companyId: string, orderId: string, lock = false): Promise<InvoiceRow | undefined> {
-  const rows = await db.query<InvoiceRow>(
+export async function findInvoice(db: Db, companyId: string, orderId: string, lock = false): Promise<OrderInvoice | undefined> {
+  const rows = await db.query<OrderInvoice>(
     lock
       ? sql`SELECT ${INVOICE_COLS} FROM invoices WHERE company_id = ${companyId} AND order_id = ${orderId} FOR UPDATE`
       : sql`SELECT ${INVOICE_COLS} FROM invoices WHERE company_id = ${companyId} AND order_id = ${orderId}`,
@@ -54,11 +47,11 @@ export async function issueInvoiceTx(
   order: { id: string; amount: string; payment: 'cod' | 'prepaid'; payment_reference: string | null },
   now: Date,
   dueDays: number,
-): Promise<InvoiceRow> {
+): Promise<OrderInvoice> {
   const existing = await findInvoice(tx, companyId, order.id, true);
   if (existing) return existing;
   const fy = financialYear(now);
-  const [counter] = await tx.query<{ last_number: number }>(sql`
+  const [counter] = await tx.query<Pick<typeof invoiceCounters.$inferSelect, 'last_number'>>(sql`
     INSERT INTO invoice_counters (company_id, financial_year, last_number) VALUES (${companyId}, ${fy}, 1)
     ON CONFLICT (company_id, financial_year) DO UPDATE SET last_number = invoice_counters.last_number + 1
     RETURNING last_number`);
@@ -84,7 +77,7 @@ export async function recordPaymentTx(
   reference: string | null,
   now: Date,
 ): Promise<void> {
-  const [inv] = await tx.query<{ total: string; amount_paid: string; invoice_number: string }>(
+  const [inv] = await tx.query<Pick<InvoiceRow, 'total' | 'amount_paid' | 'invoice_number'>>(
     sql`SELECT total, amount_paid, invoice_number FROM invoices WHERE company_id = ${companyId} AND id = ${invoiceId} FOR UPDATE`,
   );
   if (!inv) throw new AppError('not_found', `no invoice ${invoiceId}`);
@@ -114,11 +107,11 @@ export async function setDeliveryCashTx(
   reference: string | null,
   now: Date,
 ): Promise<{ changed: boolean; recorded: Decimal }> {
-  const [inv] = await tx.query<{ total: string; amount_paid: string }>(
+  const [inv] = await tx.query<Pick<InvoiceRow, 'total' | 'amount_paid'>>(
     sql`SELECT total, amount_paid FROM invoices WHERE company_id = ${companyId} AND id = ${invoiceId} FOR UPDATE`,
   );
   if (!inv) throw new AppError('not_found', `no invoice ${invoiceId}`);
-  const [existing] = await tx.query<{ id: string; amount: string }>(
+  const [existing] = await tx.query<Pick<PaymentRow, 'id' | 'amount'>>(
     sql`SELECT id, amount FROM payments WHERE company_id = ${companyId} AND shipment_id = ${shipmentId} FOR UPDATE`,
   );
   const mine = new Decimal(existing?.amount ?? 0);
@@ -164,7 +157,8 @@ export function createBillingService({ db, config, clock, views }: { db: Db; con
       await db.tx(async (tx) => {
         await lockOrder(tx, companyId, orderId);
         const invoice = await findInvoice(tx, companyId, orderId);
-        if (!invoice) throw new AppError('validation_failed', `order ${reference} has no invoice yet; issue one with "invoice issue" first`);
+        if (!invoice)
+          throw new AppError('validation_failed', `order ${reference} has no invoice yet`, [{ path: 'invoice', message: 'issue the invoice first' }]);
         await recordPaymentTx(tx, companyId, invoice.id, amount, 'manual', paymentReference, clock());
       });
       return views.view(companyId, orderId);

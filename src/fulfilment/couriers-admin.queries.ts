@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { Db } from '../db/index.js';
 import type { AdapterName } from '../couriers/types.js';
+import type { CourierConfigRow, JobRow, OrderRow } from '../db/schema/index.js';
 
 export interface CourierConfigInput {
   adapter: AdapterName;
@@ -17,8 +18,9 @@ export async function upsertCourierConfig(
   companyId: string,
   input: CourierConfigInput,
   secret: string,
-): Promise<{ callback_secret: string; created: boolean }> {
-  const rows = await db.query<{ callback_secret: string; created: boolean }>(sql`
+): Promise<Pick<CourierConfigRow, 'callback_secret'> & { created: boolean }> {
+  // created: (xmax = 0), true when the upsert inserted the row
+  const rows = await db.query<Pick<CourierConfigRow, 'callback_secret'> & { created: boolean }>(sql`
     INSERT INTO courier_configs (company_id, adapter, base_url, api_email, api_password, pickup_location, callback_secret)
     VALUES (${companyId}, ${input.adapter}, ${input.baseUrl ?? null}, ${input.email ?? null}, ${input.password ?? null}, ${input.pickupLocation ?? null}, ${secret})
     ON CONFLICT (company_id) DO UPDATE SET
@@ -34,16 +36,21 @@ export async function upsertCourierConfig(
 }
 
 /** The callback signing secret of a company named by id or slug. */
-export async function findCallbackSecret(db: Db, company: string): Promise<{ company_id: string; callback_secret: string } | undefined> {
-  const rows = await db.query<{ company_id: string; callback_secret: string }>(sql`
+export async function findCallbackSecret(db: Db, company: string): Promise<Pick<CourierConfigRow, 'company_id' | 'callback_secret'> | undefined> {
+  const rows = await db.query<Pick<CourierConfigRow, 'company_id' | 'callback_secret'>>(sql`
     SELECT c.company_id, c.callback_secret FROM courier_configs c JOIN companies co ON co.id = c.company_id
     WHERE co.id = ${company} OR co.slug = ${company}`);
   return rows[0];
 }
 
+/** A job as staff see it, with its order's number (null when the order is gone or the job has none). */
+export type JobListing = Pick<JobRow, 'id' | 'company_id' | 'kind' | 'status' | 'attempts' | 'run_at' | 'last_error' | 'updated_at'> & {
+  order_number: OrderRow['order_number'] | null;
+};
+
 /** The latest 200 jobs, of one company or all, optionally only the failed ones. */
-export async function findJobs(db: Db, opts: { companyId?: string; failed?: boolean }): Promise<Record<string, unknown>[]> {
-  return db.query<Record<string, unknown>>(sql`
+export async function findJobs(db: Db, opts: { companyId?: string; failed?: boolean }): Promise<JobListing[]> {
+  return db.query<JobListing>(sql`
     SELECT j.id, j.company_id, j.kind, o.order_number, j.status, j.attempts, j.run_at, j.last_error, j.updated_at
     FROM jobs j LEFT JOIN orders o ON o.company_id = j.company_id AND o.id = j.order_id
     WHERE (${opts.companyId ?? null}::text IS NULL OR j.company_id = ${opts.companyId ?? null})
@@ -53,7 +60,7 @@ export async function findJobs(db: Db, opts: { companyId?: string; failed?: bool
 
 /** A failed job due again with a fresh attempt count; false when there is no such failed job. */
 export async function retryFailedJob(db: Db, jobId: string): Promise<boolean> {
-  const rows = await db.query<{ id: string }>(sql`
+  const rows = await db.query<Pick<JobRow, 'id'>>(sql`
     UPDATE jobs SET status = 'pending', attempts = 0, run_at = now(), claimed_by = NULL, updated_at = now()
     WHERE id = ${jobId} AND status = 'failed' RETURNING id`);
   return rows.length === 1;

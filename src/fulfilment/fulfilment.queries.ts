@@ -1,27 +1,42 @@
 import { sql } from 'drizzle-orm';
 import type { Db } from '../db/index.js';
 import type { AdapterName, CourierConfig, ShipmentStatus } from '../couriers/types.js';
+import {
+  columnList,
+  courierConfigs,
+  orderLines,
+  orders,
+  shipments,
+  type CourierConfigRow,
+  type CourierHoldRow,
+  type CustomerRow,
+  type JobRow,
+  type OrderLineRow,
+  type OrderRow,
+  type ShipmentRow,
+} from '../db/schema/index.js';
 import { newId } from '../lib/ids.js';
 import type { DeliveryAddress } from '../contract/orders.js';
 
-export interface LockedOrder {
-  id: string;
-  order_number: string;
-  status: string;
-  payment: 'cod' | 'prepaid';
-  payment_reference: string | null;
-  amount: string;
-  delivery_address: DeliveryAddress | null;
-  location_id: string | null;
-  created_at: Date;
-  customer_id: string;
-}
-
-const ORDER_COLS = sql`id, order_number, status, payment, payment_reference, amount, delivery_address, location_id, created_at, customer_id`;
+const ORDER_FIELDS = [
+  'id',
+  'order_number',
+  'status',
+  'payment',
+  'payment_reference',
+  'amount',
+  'delivery_address',
+  'location_id',
+  'created_at',
+  'customer_id',
+] as const;
+/** The order columns fulfilment reads (under the row lock or not). */
+export type LockedOrder = Pick<OrderRow, (typeof ORDER_FIELDS)[number]>;
+const ORDER_COLS = columnList(orders, ORDER_FIELDS);
 
 /** Staff name an order by number, id or external_reference; drafts included. */
 export async function findOrderIdForStaff(db: Db, companyId: string, reference: string): Promise<string | undefined> {
-  const rows = await db.query<{ id: string }>(sql`
+  const rows = await db.query<Pick<OrderRow, 'id'>>(sql`
     SELECT id FROM orders WHERE company_id = ${companyId}
       AND (order_number = ${reference} OR id = ${reference} OR external_reference = ${reference})
     ORDER BY CASE WHEN order_number = ${reference} THEN 0 WHEN id = ${reference} THEN 1 ELSE 2 END LIMIT 1`);
@@ -54,21 +69,13 @@ export async function setOrderAddress(tx: Db, companyId: string, orderId: string
   );
 }
 
-export interface ShipmentRow {
-  id: string;
-  order_id: string;
-  adapter: AdapterName;
-  courier: string | null;
-  awb: string | null;
-  status: ShipmentStatus;
-  tracking_url: string | null;
-  delivered_at: Date | null;
-}
+const SHIPMENT_FIELDS = ['id', 'order_id', 'adapter', 'courier', 'awb', 'status', 'tracking_url', 'delivered_at'] as const;
+/** The shipment columns fulfilment reads. */
+export type OrderShipment = Pick<ShipmentRow, (typeof SHIPMENT_FIELDS)[number]>;
+const SHIPMENT_COLS = columnList(shipments, SHIPMENT_FIELDS);
 
-const SHIPMENT_COLS = sql`id, order_id, adapter, courier, awb, status, tracking_url, delivered_at`;
-
-export async function findShipment(db: Db, companyId: string, orderId: string, lock = false): Promise<ShipmentRow | undefined> {
-  const rows = await db.query<ShipmentRow>(
+export async function findShipment(db: Db, companyId: string, orderId: string, lock = false): Promise<OrderShipment | undefined> {
+  const rows = await db.query<OrderShipment>(
     lock
       ? sql`SELECT ${SHIPMENT_COLS} FROM shipments WHERE company_id = ${companyId} AND order_id = ${orderId} FOR UPDATE`
       : sql`SELECT ${SHIPMENT_COLS} FROM shipments WHERE company_id = ${companyId} AND order_id = ${orderId}`,
@@ -77,7 +84,7 @@ export async function findShipment(db: Db, companyId: string, orderId: string, l
 }
 
 export async function findOrderIdByAwb(db: Db, companyId: string, awb: string): Promise<string | undefined> {
-  const rows = await db.query<{ order_id: string }>(sql`SELECT order_id FROM shipments WHERE company_id = ${companyId} AND awb = ${awb}`);
+  const rows = await db.query<Pick<ShipmentRow, 'order_id'>>(sql`SELECT order_id FROM shipments WHERE company_id = ${companyId} AND awb = ${awb}`);
   return rows[0]?.order_id;
 }
 
@@ -142,15 +149,13 @@ export async function insertShipmentEvent(
     VALUES (${companyId}, ${e.id}, ${e.shipmentId}, ${e.status}, ${e.source}, ${e.note ?? null})`);
 }
 
+const CONFIG_FIELDS = ['adapter', 'base_url', 'api_email', 'api_password', 'pickup_location', 'callback_secret'] as const;
+const CONFIG_COLS = columnList(courierConfigs, CONFIG_FIELDS);
+
 export async function findCourierConfig(db: Db, companyId: string): Promise<(CourierConfig & { callbackSecret: string }) | undefined> {
-  const rows = await db.query<{
-    adapter: AdapterName;
-    base_url: string | null;
-    api_email: string | null;
-    api_password: string | null;
-    pickup_location: string | null;
-    callback_secret: string;
-  }>(sql`SELECT adapter, base_url, api_email, api_password, pickup_location, callback_secret FROM courier_configs WHERE company_id = ${companyId}`);
+  const rows = await db.query<Pick<CourierConfigRow, (typeof CONFIG_FIELDS)[number]>>(
+    sql`SELECT ${CONFIG_COLS} FROM courier_configs WHERE company_id = ${companyId}`,
+  );
   const r = rows[0];
   if (!r) return undefined;
   return {
@@ -163,22 +168,16 @@ export async function findCourierConfig(db: Db, companyId: string): Promise<(Cou
   };
 }
 
-export interface BookingLine {
-  sku: string;
-  name: string;
-  quantity: string;
-  unit_price: string;
-  variant_id: string;
-}
+const BOOKING_LINE_FIELDS = ['sku', 'name', 'quantity', 'unit_price', 'variant_id'] as const;
+export type BookingLine = Pick<OrderLineRow, (typeof BOOKING_LINE_FIELDS)[number]>;
+const BOOKING_LINE_COLS = columnList(orderLines, BOOKING_LINE_FIELDS);
 
 export async function findBookingLines(db: Db, companyId: string, orderId: string): Promise<BookingLine[]> {
-  return db.query<BookingLine>(
-    sql`SELECT sku, name, quantity, unit_price, variant_id FROM order_lines WHERE company_id = ${companyId} AND order_id = ${orderId} ORDER BY line_no`,
-  );
+  return db.query<BookingLine>(sql`SELECT ${BOOKING_LINE_COLS} FROM order_lines WHERE company_id = ${companyId} AND order_id = ${orderId} ORDER BY line_no`);
 }
 
-export async function findCustomerContact(db: Db, companyId: string, customerId: string): Promise<{ name: string; phone_e164: string }> {
-  const rows = await db.query<{ name: string; phone_e164: string }>(
+export async function findCustomerContact(db: Db, companyId: string, customerId: string): Promise<Pick<CustomerRow, 'name' | 'phone_e164'>> {
+  const rows = await db.query<Pick<CustomerRow, 'name' | 'phone_e164'>>(
     sql`SELECT name, phone_e164 FROM customers WHERE company_id = ${companyId} AND id = ${customerId}`,
   );
   return rows[0];
@@ -197,14 +196,15 @@ export async function insertCourierHold(
   return rows.length === 1;
 }
 
+/** One line of a UNION over holds and failed jobs (computed shape; columns typed from the holds' side, the jobs' side is alike). */
 export type AttentionRow = {
   kind: 'courier_update_held' | 'booking_failed';
-  id: string;
-  company_id: string;
-  order_number: string | null;
-  order_status: string | null;
-  reason: string | null;
-  since: Date;
+  id: CourierHoldRow['id'];
+  company_id: CourierHoldRow['company_id'];
+  order_number: OrderRow['order_number'] | null;
+  order_status: OrderRow['status'] | null;
+  reason: CourierHoldRow['reason'] | JobRow['last_error'];
+  since: CourierHoldRow['created_at'];
 };
 
 /** What staff must act on, oldest first: courier updates held for them and bookings that failed for good. */

@@ -1,7 +1,8 @@
 import type { Config } from '../config.js';
 import type { Db } from '../db/index.js';
 import { orderNumbersFor, type OrderNumbers } from '../orders/order-numbers.js';
-import { createOrderWriter, type DraftOrderBody } from '../orders/order-writer.js';
+import type { DraftOrderBody } from '../contract/orders.js';
+import { createOrderWriter } from '../orders/order-writer.js';
 import { createBillingService } from './billing.service.js';
 import { createCouriersAdminService } from './couriers-admin.service.js';
 import { createLifecycleService } from './lifecycle.service.js';

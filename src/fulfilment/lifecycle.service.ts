@@ -9,10 +9,6 @@ import { issueInvoiceTx } from './billing.service.js';
 import { findBookingLines, findShipment, lockOrder, recordShipmentStatus, setOrderLocation, setOrderStatus, type LockedOrder } from './fulfilment.queries.js';
 import type { OrderViews } from './order-view.js';
 
-// Kept here for the CLI commands and callback route that import them from this file.
-export { draftOrderBody, type DraftOrderBody } from '../orders/order-writer.js';
-export type { FulfilmentDeps, FulfilmentService } from './fulfilment.service.js';
-
 /** Order moves staff (and couriers' tracking) may make; anything else is refused. */
 export const ORDER_MOVES: Record<string, readonly string[]> = {
   draft: ['confirmed', 'cancelled'],

@@ -85,7 +85,9 @@ export function createShippingService({
         if (!order || !['confirmed', 'packed'].includes(order.status))
           throw new AppError('validation_failed', `order ${reference} must be confirmed or packed to book a courier`);
         if (!order.delivery_address)
-          throw new AppError('validation_failed', `order ${order.order_number} has no delivery address; add one with "order address"`);
+          throw new AppError('validation_failed', `order ${order.order_number} has no delivery address`, [
+            { path: 'delivery_address', message: 'required to book a courier' },
+          ]);
         if (await findShipment(tx, companyId, orderId)) throw new AppError('validation_failed', `order ${order.order_number} already has a shipment`);
         await insertCourierBookingJob(tx, companyId, newId('job'), orderId);
       });
@@ -151,13 +153,15 @@ export function createShippingService({
           ? await findOrderIdForStaff(db, companyId, target.reference)
           : undefined;
       if (!orderId) throw notFound(target.awb ? `no shipment with AWB "${target.awb}" in this company` : `no order "${target.reference}" in this company`);
+      // Staff's own updates (stored with source 'cli') are refused when they do not apply; couriers' are recorded or held.
+      const byStaff = opts.source === 'cli';
       const now = clock();
       const cod = opts.codCollected === false || opts.codCollected === undefined ? undefined : opts.codCollected;
       const outcome = await db.tx(async (tx): Promise<TrackOutcome> => {
         const order = (await lockOrder(tx, companyId, orderId))!;
         let shipment = await findShipment(tx, companyId, orderId, true);
         if (!shipment) {
-          if (opts.source !== 'cli') throw notFound(`order ${order.order_number} has no shipment`);
+          if (!byStaff) throw notFound(`order ${order.order_number} has no shipment`);
           await insertShipment(tx, companyId, { id: newId('shp'), orderId, adapter: 'manual', courier: null, awb: null, status: 'pending', trackingUrl: null });
           shipment = (await findShipment(tx, companyId, orderId, true))!;
         }
@@ -167,8 +171,7 @@ export function createShippingService({
         if (status === 'delivered' && move !== 'stale' && HOLD_DELIVERY.has(order.status)) {
           const cash = cod === undefined ? '' : cod === true ? ', cash collected' : `, cash collected ${money(cod)}`;
           const reason = `courier reported the parcel delivered${cash}, but order ${order.order_number} is ${order.status}: no invoice issued and no payment recorded; staff decide (refund, return or re-open)`;
-          if (opts.source === 'cli')
-            throw new AppError('validation_failed', `order ${order.order_number} is ${order.status}; a delivery is not recorded for it`);
+          if (byStaff) throw new AppError('validation_failed', `order ${order.order_number} is ${order.status}; a delivery is not recorded for it`);
           const fresh = await insertCourierHold(tx, companyId, {
             id: newId('hld'),
             orderId,
@@ -191,8 +194,7 @@ export function createShippingService({
         if (move === 'stale') {
           const allowed = SHIPMENT_MOVES[shipment.status];
           const why = `shipment of ${order.order_number} is already ${shipment.status}; it cannot become ${status}`;
-          if (opts.source === 'cli')
-            throw new AppError('validation_failed', why + (allowed.length ? ` (allowed: ${allowed.join(', ')})` : ' (no further moves)'));
+          if (byStaff) throw new AppError('validation_failed', why + (allowed.length ? ` (allowed: ${allowed.join(', ')})` : ' (no further moves)'));
           await insertShipmentEvent(tx, companyId, {
             id: newId('sev'),
             shipmentId: shipment.id,

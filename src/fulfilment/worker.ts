@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { Config } from '../config.js';
 import type { Db } from '../db/index.js';
+import { columnList, jobs, type JobRow } from '../db/schema/index.js';
 import { courierAdapter, CourierError, type CourierAdapter, type CourierConfig } from '../couriers/index.js';
 import { newId } from '../lib/ids.js';
 import { money } from '../lib/money.js';
@@ -26,12 +27,9 @@ interface WorkerLog {
   error(obj: object, msg: string): void;
 }
 
-interface ClaimedJob {
-  company_id: string;
-  id: string;
-  order_id: string;
-  attempts: number;
-}
+const CLAIMED_FIELDS = ['company_id', 'id', 'order_id', 'attempts'] as const;
+type ClaimedJob = Pick<JobRow, (typeof CLAIMED_FIELDS)[number]>;
+const CLAIMED_COLS = columnList(jobs, CLAIMED_FIELDS);
 
 const MAX_BACKOFF_MS = 60 * 60 * 1000;
 
@@ -65,7 +63,7 @@ export function createCourierWorker(deps: { db: Db; config: WorkerConfig; log?: 
       WHERE (company_id, id) = (
         SELECT company_id, id FROM jobs WHERE status = 'pending' AND kind = 'book_courier' AND run_at <= now()
         ORDER BY run_at LIMIT 1 FOR UPDATE SKIP LOCKED)
-      RETURNING company_id, id, order_id, attempts`);
+      RETURNING ${CLAIMED_COLS}`);
     return rows[0];
   }
 
@@ -79,11 +77,13 @@ export function createCourierWorker(deps: { db: Db; config: WorkerConfig; log?: 
 
   async function book(job: ClaimedJob): Promise<string> {
     const { company_id: companyId, order_id: orderId } = job;
-    const order = await readOrder(db, companyId, orderId);
     const skip = async (why: string) => {
       await db.tx((tx) => finish(tx, job, `skipped: ${why}`));
       throw new Skip(why);
     };
+    // jobs.order_id is nullable; a booking job without one has no order to find (as a lookup by NULL finds none)
+    if (orderId === null) return skip('order not found');
+    const order = await readOrder(db, companyId, orderId);
     if (!order) return skip('order not found');
     if (order.status !== 'confirmed' && order.status !== 'packed') return skip(`order is ${order.status}`);
     if (!order.delivery_address) return skip('order has no delivery address');

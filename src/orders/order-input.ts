@@ -3,7 +3,7 @@ import { notFound, validationError, type FieldIssue } from '../contract/errors.j
 import { Decimal, money, qty } from '../lib/money.js';
 import { normalizePhone } from '../lib/phone.js';
 import { resolveDeliveryState } from '../lib/pincode.js';
-import type { NewLine, VariantRow } from './orders.queries.js';
+import type { NewLine, OrderableVariant } from './orders.queries.js';
 import { MAX_QUANTITY, parseQuantity, type PlaceOrderBody } from '../contract/orders.js';
 
 /** What an order's input resolves to before anything is written (POST /orders and staff drafts alike). */
@@ -17,12 +17,12 @@ export interface ResolvedLine extends NewLine {
   quantityDec: Decimal;
 }
 
-function lineName(v: VariantRow): string {
+function lineName(v: OrderableVariant): string {
   return v.name && v.name !== v.product_name && v.name !== v.sku ? `${v.product_name} (${v.name})` : v.product_name;
 }
 
 /** Lines by variant: each product_id (SKU first, then variant_id, then barcode) to one variant; repeats merged. */
-export function resolveLines(items: PlaceOrderBody['items'], variants: VariantRow[]): ResolvedLine[] {
+export function resolveLines(items: PlaceOrderBody['items'], variants: OrderableVariant[]): ResolvedLine[] {
   const bySku = new Map(variants.map((v) => [v.sku, v]));
   const byId = new Map(variants.map((v) => [v.id, v]));
   const byBarcode = new Map(variants.filter((v) => v.barcode).map((v) => [v.barcode!, v]));

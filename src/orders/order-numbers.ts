@@ -23,6 +23,7 @@ export function createOrderNumbers(db: Db, block: number = ORDER_NUMBER_BLOCK): 
   const refills = new Map<string, Promise<void>>();
 
   async function refill(companyId: string): Promise<void> {
+    // the block's first number, as allocate_order_numbers() returns it (int8, read as text)
     const rows = await db.query<{ first: string }>(sql`SELECT allocate_order_numbers(${companyId}, ${block}::integer) AS first`, 'allocate_order_numbers');
     const first = BigInt(rows[0].first);
     blocks.set(companyId, { next: first, end: first + BigInt(block) });

@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import { recogniseCustomer } from '../customers/customers.service.js';
 import { withRetry, type Db } from '../db/index.js';
 import { validationError } from '../contract/errors.js';
@@ -8,11 +7,7 @@ import { normalizePhone } from '../lib/phone.js';
 import { deliveryAddress, resolveLines } from './order-input.js';
 import { orderNumbersFor, type OrderNumbers } from './order-numbers.js';
 import { findVariantsByIdentifiers, insertDraftOrder, insertOrderLines, placeOrderAtomically, type OrderRow, type PlaceOrderWrite } from './orders.queries.js';
-import { placeOrderBody } from '../contract/orders.js';
-
-/** A draft as staff write it: the POST /orders body, external_reference optional. */
-export const draftOrderBody = placeOrderBody.extend({ external_reference: z.string().trim().min(1).max(100).nullish() });
-export type DraftOrderBody = z.output<typeof draftOrderBody>;
+import type { DraftOrderBody } from '../contract/orders.js';
 
 /** What POST /orders decided, everything but the order number (the writer takes it). */
 export type PlaceOrderInput = Omit<PlaceOrderWrite, 'order'> & { order: Omit<PlaceOrderWrite['order'], 'order_number'> };

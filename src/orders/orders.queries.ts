@@ -1,22 +1,32 @@
 import { sql } from 'drizzle-orm';
 import type { Db } from '../db/index.js';
 import type { DeliveryAddress } from '../contract/orders.js';
-import type { CustomerRow, OrderSummaryRow } from '../customers/customers.queries.js';
+import type { CustomerRow } from '../customers/customers.queries.js';
+import {
+  columnList,
+  orderLines,
+  type CompanyRow,
+  type CustomerRow as CustomerRecord,
+  type InvoiceRow,
+  type OrderLineRow,
+  type OrderRow as OrderRecord,
+  type ProductRow,
+  type ShipmentRow,
+  type StockLocationRow,
+  type VariantRow,
+} from '../db/schema/index.js';
 
-export interface VariantRow {
-  id: string;
-  sku: string;
-  barcode: string | null;
-  name: string;
-  product_name: string;
-  selling_price: string;
-  tax_rate: string;
+/** A variant as an order line needs it: its own columns, its product's name and tax rate, and whether both are active. */
+export type OrderableVariant = Pick<VariantRow, 'id' | 'sku' | 'barcode' | 'name' | 'selling_price'> & {
+  product_name: ProductRow['name'];
+  tax_rate: ProductRow['tax_rate'];
+  /** v.active AND p.active */
   for_sale: boolean;
-}
+};
 
 /** Variants whose SKU, id or barcode is one of `identifiers` (active or not; the caller decides). */
-export async function findVariantsByIdentifiers(db: Db, companyId: string, identifiers: string[]): Promise<VariantRow[]> {
-  return db.query<VariantRow>(
+export async function findVariantsByIdentifiers(db: Db, companyId: string, identifiers: string[]): Promise<OrderableVariant[]> {
+  return db.query<OrderableVariant>(
     sql`SELECT v.id, v.sku, v.barcode, v.name, p.name AS product_name, v.selling_price, p.tax_rate, (v.active AND p.active) AS for_sale
         FROM variants v JOIN products p ON p.company_id = v.company_id AND p.id = v.product_id
         WHERE v.company_id = ${companyId} AND (v.sku = ANY(${sql.param(identifiers)}::text[]) OR v.id = ANY(${sql.param(identifiers)}::text[]) OR v.barcode = ANY(${sql.param(identifiers)}::text[]))`,
@@ -24,13 +34,14 @@ export async function findVariantsByIdentifiers(db: Db, companyId: string, ident
   );
 }
 
+/** One row of scalar subqueries and JSON built by the statement (numbers as text, as the runner reads numeric). */
 export interface OrderPrelude {
   /** the order already placed with this external_reference, if any */
-  existing_order_id: string | null;
+  existing_order_id: OrderRecord['id'] | null;
   /** the active ship-from location, if any */
-  location_id: string | null;
-  auto_courier_booking: boolean;
-  variants: VariantRow[];
+  location_id: StockLocationRow['id'] | null;
+  auto_courier_booking: CompanyRow['auto_courier_booking'];
+  variants: OrderableVariant[];
   /** the customer with this phone, for their address on file */
   customer: CustomerRow | null;
 }
@@ -56,22 +67,16 @@ export async function orderPrelude(db: Db, companyId: string, externalReference:
   return rows[0];
 }
 
-/** What place_order() (migration 0007) writes: the service has decided every value. */
+/** What place_order() (migration 0007) writes: the service has decided every value. Fields are the columns they fill. */
 export interface PlaceOrderWrite {
-  customer: { id: string; name: string; phone_e164: string; email: string | null; address: DeliveryAddress | null };
-  order: {
-    id: string;
-    /** from OrderNumbers (src/orders/order-numbers.ts) */
-    order_number: string;
-    external_reference: string;
-    payment: 'cod' | 'prepaid';
-    payment_reference: string | null;
-    notes: string | null;
-    amount: string;
-    delivery_address: DeliveryAddress | null;
-    location_id: string;
+  customer: Pick<CustomerRecord, 'id' | 'name' | 'phone_e164' | 'email'> & { address: DeliveryAddress | null };
+  order: Pick<OrderRecord, 'id' | 'order_number' | 'payment' | 'payment_reference' | 'notes' | 'amount' | 'delivery_address'> & {
+    /** required for a placed order (a staff draft may have none) */
+    external_reference: NonNullable<OrderRecord['external_reference']>;
+    location_id: NonNullable<OrderRecord['location_id']>;
   };
-  lines: { variant_id: string; sku: string; name: string; quantity: string; unit_price: string; line_total: string; tax_rate: string }[];
+  lines: Pick<OrderLineRow, 'variant_id' | 'sku' | 'name' | 'quantity' | 'unit_price' | 'line_total' | 'tax_rate'>[];
+  /** the reserve_stock() lines (reservationLines in reservations.ts) */
   reservations: { variant_id: string; quantity: string; product_id: string; reservation_id: string }[];
   booking_job_id: string | null;
 }
@@ -81,6 +86,7 @@ export const REFERENCE_TAKEN = 'CS200';
 
 /** Writes the order, its customer, lines, job and reservations in one statement (one implicit transaction). */
 export async function placeOrderAtomically(db: Db, companyId: string, w: PlaceOrderWrite): Promise<OrderRow> {
+  // place_order() returns the order as jsonb (migration 0011): the same fields, created_at as ISO text.
   const rows = await db.query<{ o: Omit<OrderRow, 'created_at'> & { created_at: string } }>(
     sql`SELECT place_order(${companyId}, ${JSON.stringify(w)}::jsonb) AS o`,
     'place_order',
@@ -90,7 +96,7 @@ export async function placeOrderAtomically(db: Db, companyId: string, w: PlaceOr
 }
 
 export async function findOrderIdByExternalReference(db: Db, companyId: string, reference: string): Promise<string | undefined> {
-  const rows = await db.query<{ id: string }>(
+  const rows = await db.query<Pick<OrderRecord, 'id'>>(
     sql`SELECT id FROM orders WHERE company_id = ${companyId} AND external_reference = ${reference}`,
     'order_by_external_reference',
   );
@@ -99,7 +105,7 @@ export async function findOrderIdByExternalReference(db: Db, companyId: string, 
 
 /** The active location orders ship from, if any. */
 export async function findShipFromLocation(db: Db, companyId: string): Promise<string | undefined> {
-  const rows = await db.query<{ id: string }>(
+  const rows = await db.query<Pick<StockLocationRow, 'id'>>(
     sql`SELECT id FROM stock_locations WHERE company_id = ${companyId} AND ships_orders AND active`,
     'ship_from_location',
   );
@@ -107,7 +113,7 @@ export async function findShipFromLocation(db: Db, companyId: string): Promise<s
 }
 
 export async function companyAutoCourierBooking(db: Db, companyId: string): Promise<boolean> {
-  const rows = await db.query<{ auto_courier_booking: boolean }>(
+  const rows = await db.query<Pick<CompanyRow, 'auto_courier_booking'>>(
     sql`SELECT auto_courier_booking FROM companies WHERE id = ${companyId}`,
     'company_auto_booking',
   );
@@ -169,33 +175,22 @@ export async function insertDraftOrder(
   return rows.length === 1;
 }
 
-export interface OrderRow extends OrderSummaryRow {
-  payment: 'cod' | 'prepaid';
-  delivery_address: DeliveryAddress | null;
-  customer_name: string;
-  customer_phone: string | null;
-}
+/** An order as the API shows it: its own columns and its customer's name and phone. */
+export type OrderRow = Pick<
+  OrderRecord,
+  'id' | 'order_number' | 'status' | 'amount' | 'currency' | 'created_at' | 'external_reference' | 'payment' | 'delivery_address'
+> & { customer_name: CustomerRecord['name']; customer_phone: CustomerRecord['phone_e164'] };
+
+type Prefixed<Row, K extends keyof Row & string, P extends string> = { [F in K as `${P}${F}`]: Row[F] | null };
 
 /** The order's shipment and invoice columns, as findOrderByReference joins them (null when absent). */
-export interface FulfilmentColumns {
-  shipment_status: string | null;
-  shipment_awb: string | null;
-  shipment_courier: string | null;
-  shipment_tracking_url: string | null;
-  shipment_delivered_at: Date | null;
-  invoice_number: string | null;
-  invoice_total: string | null;
-  invoice_amount_paid: string | null;
-  invoice_due_at: Date | null;
-}
+export type FulfilmentColumns = Prefixed<ShipmentRow, 'status' | 'awb' | 'courier' | 'tracking_url' | 'delivered_at', 'shipment_'> &
+  Prefixed<InvoiceRow, 'invoice_number', ''> &
+  Prefixed<InvoiceRow, 'total' | 'amount_paid' | 'due_at', 'invoice_'>;
 
-export interface LineRow {
-  sku: string;
-  name: string;
-  quantity: string;
-  unit_price: string;
-  line_total: string;
-}
+const LINE_FIELDS = ['sku', 'name', 'quantity', 'unit_price', 'line_total'] as const;
+export type LineRow = Pick<OrderLineRow, (typeof LINE_FIELDS)[number]>;
+const LINE_COLUMNS = columnList(orderLines, LINE_FIELDS);
 
 const ORDER_COLUMNS = sql`o.id, o.order_number, o.status, o.amount, o.currency, o.created_at, o.external_reference, o.payment, o.delivery_address,
   c.name AS customer_name, c.phone_e164 AS customer_phone`;
@@ -236,7 +231,7 @@ export async function findOrderByReference(
 
 export async function findOrderLines(db: Db, companyId: string, orderId: string): Promise<LineRow[]> {
   return db.query<LineRow>(
-    sql`SELECT sku, name, quantity, unit_price, line_total FROM order_lines WHERE company_id = ${companyId} AND order_id = ${orderId} ORDER BY line_no`,
+    sql`SELECT ${LINE_COLUMNS} FROM order_lines WHERE company_id = ${companyId} AND order_id = ${orderId} ORDER BY line_no`,
     'order_lines_by_order',
   );
 }

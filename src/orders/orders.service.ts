@@ -7,7 +7,6 @@ import { normalizePhone } from '../lib/phone.js';
 import { addressOnFile } from '../customers/customers.service.js';
 import { invoiceOut } from '../contract/invoice-shape.js';
 import { lineOut, orderOut, shipmentOut, toOrderSummary } from '../contract/order-output.js';
-import type { ShipmentStatus } from '../couriers/types.js';
 import { deliveryAddress, MAX_AMOUNT, resolveLines } from './order-input.js';
 import { createOrderWriter, type PlaceOrderInput } from './order-writer.js';
 import {
@@ -23,8 +22,6 @@ import {
 import { orderNumbersFor, type OrderNumbers } from './order-numbers.js';
 import type { Order, OrderLookup, PlaceOrderBody } from '../contract/orders.js';
 import { insufficientStock, reservationLines } from './reservations.js';
-
-export { deliveryAddress, resolveLines, type ResolvedLine } from './order-input.js';
 
 /** A line as written, shaped like one read back (so the response needs no second read). */
 const newLineOut = (l: NewLine): LineRow => ({ sku: l.sku, name: l.name, quantity: l.quantity, unit_price: l.unitPrice, line_total: l.lineTotal });
@@ -145,7 +142,7 @@ export function createOrderService({
           ? shipmentOut({
               awb: o.shipment_awb,
               courier: o.shipment_courier,
-              status: o.shipment_status as ShipmentStatus,
+              status: o.shipment_status,
               tracking_url: o.shipment_tracking_url,
               delivered_at: o.shipment_delivered_at,
             })

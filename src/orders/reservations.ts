@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { Db } from '../db/index.js';
+import { columnList, stockReservations, type StockReservationRow } from '../db/schema/index.js';
 import { AppError } from '../contract/errors.js';
 import { newId } from '../lib/ids.js';
 import { Decimal, qty } from '../lib/money.js';
@@ -60,17 +61,14 @@ export async function reserveStock(
   }
 }
 
-interface ReservationRow {
-  id: string;
-  variant_id: string;
-  location_id: string;
-  quantity: string;
-}
+const RESERVATION_FIELDS = ['id', 'variant_id', 'location_id', 'quantity'] as const;
+type ReservationRow = Pick<StockReservationRow, (typeof RESERVATION_FIELDS)[number]>;
+const RESERVATION_COLUMNS = columnList(stockReservations, RESERVATION_FIELDS);
 
 /** The order's reservations in `status`, with their stock rows locked in the same sorted order as reserveStock. */
 async function lockOrderReservations(tx: Db, companyId: string, orderId: string, status: 'open' | 'converted'): Promise<ReservationRow[]> {
   const rows = await tx.query<ReservationRow>(sql`
-    SELECT id, variant_id, location_id, quantity FROM stock_reservations
+    SELECT ${RESERVATION_COLUMNS} FROM stock_reservations
     WHERE company_id = ${companyId} AND order_id = ${orderId} AND status = ${status}
     ORDER BY variant_id COLLATE "C", location_id COLLATE "C"`);
   if (rows.length === 0) return rows;

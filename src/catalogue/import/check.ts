@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { Decimal } from 'decimal.js';
 import type { Db } from '../../db/index.js';
+import type { BrandRow, CategoryRow, ProductRow, StockLocationRow, VariantRow } from '../../db/schema/index.js';
 import { validationError, type FieldIssue } from '../../contract/errors.js';
 import { issuesToDetails } from '../../contract/validation.js';
 import { catalogueSections, productEntry, type CatalogueFile, type ProductEntry } from '../../contract/catalogue-file.js';
@@ -45,11 +46,11 @@ export async function checkCatalogue(
   };
 
   const [dbCats, dbBrands, dbLocs, dbVariants] = await Promise.all([
-    db.query<{ slug: string; parent: string | null }>(sql`SELECT c.slug, pc.slug AS parent FROM categories c
+    db.query<Pick<CategoryRow, 'slug'> & { parent: CategoryRow['slug'] | null }>(sql`SELECT c.slug, pc.slug AS parent FROM categories c
       LEFT JOIN categories pc ON pc.company_id = c.company_id AND pc.id = c.parent_id WHERE c.company_id = ${companyId}`),
-    db.query<{ slug: string }>(sql`SELECT slug FROM brands WHERE company_id = ${companyId}`),
-    db.query<{ code: string }>(sql`SELECT code FROM stock_locations WHERE company_id = ${companyId}`),
-    db.query<{ sku: string; barcode: string | null; product_sku: string }>(sql`SELECT v.sku, v.barcode, p.sku AS product_sku
+    db.query<Pick<BrandRow, 'slug'>>(sql`SELECT slug FROM brands WHERE company_id = ${companyId}`),
+    db.query<Pick<StockLocationRow, 'code'>>(sql`SELECT code FROM stock_locations WHERE company_id = ${companyId}`),
+    db.query<Pick<VariantRow, 'sku' | 'barcode'> & { product_sku: ProductRow['sku'] }>(sql`SELECT v.sku, v.barcode, p.sku AS product_sku
       FROM variants v JOIN products p ON p.company_id = v.company_id AND p.id = v.product_id WHERE v.company_id = ${companyId}`),
   ]);
 

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { Db } from '../../db/index.js';
+import type { ProductRow, VariantRow } from '../../db/schema/index.js';
 import { newId } from '../../lib/ids.js';
 import type { CatalogueFile } from '../../contract/catalogue-file.js';
 import { refreshSearchText } from '../catalogue.queries.js';
@@ -55,6 +56,7 @@ export async function writeCatalogue(
     summary.brands++;
   }
   const idsOf = async (table: 'categories' | 'brands' | 'stock_locations', key: 'slug' | 'code') => {
+    // id and the key column (slug or code, both text) of the table named
     const rows = await tx.query<{ id: string; k: string }>(
       sql`SELECT id, ${sql.identifier(key)} AS k FROM ${sql.identifier(table)} WHERE company_id = ${companyId}`,
     );
@@ -74,7 +76,7 @@ export async function writeCatalogue(
 
   let pending: string[] = [];
   for (const [i, p] of file.products.entries()) {
-    const [{ id: productId }] = await tx.query<{ id: string }>(sql`
+    const [{ id: productId }] = await tx.query<Pick<ProductRow, 'id'>>(sql`
       INSERT INTO products (company_id, id, sku, name, sort_name, description, unit, hsn_code, tax_rate, active, category_id, brand_id)
       VALUES (${companyId}, ${newId('prod')}, ${p.sku}, ${p.name}, ${p.name.toLowerCase()}, ${p.description}, ${p.unit}, ${p.hsn_code}, ${p.tax_rate},
               ${p.active}, ${p.category ? categoryId.get(p.category) : null}, ${p.brand ? brandId.get(p.brand) : null})
@@ -92,7 +94,7 @@ export async function writeCatalogue(
     for (const ph of p.photos) await addPhoto(ph, null);
     for (const [j, v] of p.variants.entries()) {
       const name = v.name ?? (Object.values(v.attributes).join(' / ') || p.name);
-      const [{ id: variantId }] = await tx.query<{ id: string }>(sql`
+      const [{ id: variantId }] = await tx.query<Pick<VariantRow, 'id'>>(sql`
         INSERT INTO variants (company_id, id, product_id, sku, barcode, name, attributes, position, selling_price, mrp, active)
         VALUES (${companyId}, ${newId('var')}, ${productId}, ${v.sku}, ${v.barcode}, ${name}, ${JSON.stringify(v.attributes)}::jsonb, ${j},
                 ${v.selling_price}, ${v.mrp ?? v.selling_price}, ${v.active})

@@ -1,5 +1,5 @@
 import { parse, str } from '../args.js';
-import { companyId, type CommandGroup } from '../command.js';
+import { companyId, withHint, type CommandGroup } from '../command.js';
 import { showOrder } from '../output.js';
 
 const companyFlag = { company: { type: 'string' } } as const;
@@ -19,7 +19,9 @@ export const billingCommands: CommandGroup = {
     summary: 'record a payment against the invoice (partial allowed, never more than is owed)',
     async run(args, ctx) {
       const { values, pos } = parse(args, { ...companyFlag, reference: { type: 'string' } }, ['ref', 'amount']);
-      showOrder(ctx, await ctx.services.fulfilment.recordPayment((await companyId(ctx, values))!, pos[0], pos[1], str(values.reference) ?? null));
+      const company = (await companyId(ctx, values))!;
+      const call = ctx.services.fulfilment.recordPayment(company, pos[0], pos[1], str(values.reference) ?? null);
+      showOrder(ctx, await withHint(call, 'invoice', 'issue one with "invoice issue" first'));
     },
   },
 };

@@ -3,9 +3,10 @@ import { SHIPMENT_STATUSES, type ShipmentStatus } from '../../couriers/index.js'
 import { AppError, validationError } from '../../contract/errors.js';
 import { issuesToDetails } from '../../contract/validation.js';
 import { Decimal } from '../../lib/money.js';
-import { draftOrderBody, ORDER_TARGETS, type OrderTarget } from '../../fulfilment/lifecycle.service.js';
+import { draftOrderBody } from '../../contract/orders.js';
+import { ORDER_TARGETS, type OrderTarget } from '../../fulfilment/lifecycle.service.js';
 import { parse, str, UsageError } from '../args.js';
-import { companyId, type CommandGroup } from '../command.js';
+import { companyId, withHint, type CommandGroup } from '../command.js';
 import { printTable, showOrder } from '../output.js';
 
 const companyFlag = { company: { type: 'string' } } as const;
@@ -114,7 +115,8 @@ export const orderCommands: CommandGroup = {
     summary: 'queue a courier booking now (also when automatic booking is off)',
     async run(args, ctx) {
       const { values, pos } = parse(args, companyFlag, ['ref']);
-      showOrder(ctx, await ctx.services.fulfilment.requestBooking((await companyId(ctx, values))!, pos[0]));
+      const call = ctx.services.fulfilment.requestBooking((await companyId(ctx, values))!, pos[0]);
+      showOrder(ctx, await withHint(call, 'delivery_address', 'add one with "order address"'));
     },
   },
   'order ship': {

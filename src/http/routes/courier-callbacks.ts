@@ -9,7 +9,7 @@ import { issuesToDetails } from '../../contract/validation.js';
 import { Decimal } from '../../lib/money.js';
 import { courierCallbackBody } from '../../contract/courier-callbacks.js';
 import { parseSignatureHeader, SIGNATURE_HEADER, signatureMatches } from '../../couriers/callback-signature.js';
-import type { FulfilmentService } from '../../fulfilment/lifecycle.service.js';
+import type { FulfilmentService } from '../../fulfilment/fulfilment.service.js';
 
 const CALLBACK_BODY_LIMIT = 64 * 1024;
 
