@@ -8,7 +8,10 @@ export interface Column {
 function cell(value: unknown): string {
   if (value === null || value === undefined) return '-';
   if (value instanceof Date) return value.toISOString();
-  return String(value);
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value);
+  // Not a column type today; an object or array shows as its JSON rather than "[object Object]".
+  return JSON.stringify(value);
 }
 
 /** A plain aligned table for people; `--json` output is for scripts. */

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { z } from 'zod';
 import type { Booking, BookingRequest, CourierAdapter, ShipmentStatus } from './types.js';
 import { CourierError } from './types.js';
 
@@ -29,6 +30,29 @@ export function mapShiprocketStatus(text: string): ShipmentStatus | null {
   return null;
 }
 
+// Shiprocket's JSON is an external party's word: each answer is parsed against the few fields we read, and
+// anything else is treated as if the field were missing. Ids come as numbers or strings.
+const idSchema = z.union([z.string(), z.number()]);
+const errorAnswer = z.object({ message: z.string() });
+const loginAnswer = z.object({ token: z.string().min(1) });
+const createAnswer = z.object({
+  shipment_id: idSchema,
+  // Optional and informative only: an odd value must not fail a booking that has its shipment id.
+  order_id: idSchema.nullish().catch(undefined),
+});
+const assignAnswer = z.object({
+  awb_assign_status: z.literal(1),
+  response: z.object({
+    data: z.object({ awb_code: z.string().min(1), courier_name: idSchema.nullish().catch(undefined) }),
+  }),
+});
+const trackAnswer = z.object({
+  tracking_data: z.object({
+    // Only the newest entry (the first) is read; later entries are not looked at.
+    shipment_track: z.tuple([z.object({ current_status: z.string() })]).rest(z.unknown()),
+  }),
+});
+
 /**
  * Shiprocket-style HTTP courier: token login, create order (adhoc, with our order number as its order id so
  * a repeated create after a lost answer finds the same order), assign AWB, track. Every call is bounded by
@@ -39,7 +63,7 @@ export function createShiprocketAdapter(settings: ShiprocketSettings): CourierAd
   // New credentials mean a new login: the key holds a hash of the password, never the password.
   const cacheKey = `${base}|${settings.email}|${createHash('sha256').update(settings.password).digest('hex')}`;
 
-  async function call(path: string, init: { method: string; body?: unknown; token?: string }, signal: AbortSignal): Promise<any> {
+  async function call(path: string, init: { method: string; body?: unknown; token?: string }, signal: AbortSignal): Promise<unknown> {
     let res: Response;
     try {
       res = await fetch(`${base}${path}`, {
@@ -58,14 +82,15 @@ export function createShiprocketAdapter(settings: ShiprocketSettings): CourierAd
       throw new CourierError(`courier ${init.method} ${path} ${reason}`, true);
     }
     const text = await res.text().catch(() => '');
-    let body: any = null;
+    let body: unknown;
     try {
       body = text ? JSON.parse(text) : null;
     } catch {
       body = null;
     }
     if (!res.ok) {
-      const said = typeof body?.message === 'string' ? `: ${body.message.slice(0, 200)}` : '';
+      const error = errorAnswer.safeParse(body);
+      const said = error.success ? `: ${error.data.message.slice(0, 200)}` : '';
       const retryable = res.status >= 500 || res.status === 429;
       throw new CourierError(`courier ${init.method} ${path} answered ${res.status}${said}`, retryable, res.status);
     }
@@ -77,13 +102,14 @@ export function createShiprocketAdapter(settings: ShiprocketSettings): CourierAd
     const cached = tokens.get(cacheKey);
     if (!fresh && cached && cached.expires > Date.now()) return cached.token;
     const body = await call('/v1/external/auth/login', { method: 'POST', body: { email: settings.email, password: settings.password } }, signal);
-    if (typeof body.token !== 'string' || !body.token) throw new CourierError('courier login answered without a token', false);
-    tokens.set(cacheKey, { token: body.token, expires: Date.now() + TOKEN_TTL_MS });
-    return body.token;
+    const login = loginAnswer.safeParse(body);
+    if (!login.success) throw new CourierError('courier login answered without a token', false);
+    tokens.set(cacheKey, { token: login.data.token, expires: Date.now() + TOKEN_TTL_MS });
+    return login.data.token;
   }
 
   /** One authenticated call; a 401 (token expired early) logs in again once. */
-  async function authed(path: string, init: { method: string; body?: unknown }, signal: AbortSignal): Promise<any> {
+  async function authed(path: string, init: { method: string; body?: unknown }, signal: AbortSignal): Promise<unknown> {
     try {
       return await call(path, { ...init, token: await token(signal) }, signal);
     } catch (err) {
@@ -96,7 +122,7 @@ export function createShiprocketAdapter(settings: ShiprocketSettings): CourierAd
     name: 'shiprocket',
     async book(req: BookingRequest, signal: AbortSignal): Promise<Booking> {
       const a = req.address;
-      const created = await authed(
+      const createBody = await authed(
         '/v1/external/orders/create/adhoc',
         {
           method: 'POST',
@@ -125,24 +151,24 @@ export function createShiprocketAdapter(settings: ShiprocketSettings): CourierAd
         },
         signal,
       );
-      const shipmentId = created?.shipment_id;
-      if (shipmentId === undefined || shipmentId === null) throw new CourierError('courier created the order but gave no shipment id', true);
-      const assigned = await authed('/v1/external/courier/assign/awb', { method: 'POST', body: { shipment_id: shipmentId } }, signal);
-      const data = assigned?.response?.data;
-      if (assigned?.awb_assign_status !== 1 || typeof data?.awb_code !== 'string' || !data.awb_code) {
-        throw new CourierError('courier did not assign an AWB', true);
-      }
+      const created = createAnswer.safeParse(createBody);
+      if (!created.success) throw new CourierError('courier created the order but gave no shipment id', true);
+      const shipmentId = created.data.shipment_id;
+      const assignBody = await authed('/v1/external/courier/assign/awb', { method: 'POST', body: { shipment_id: shipmentId } }, signal);
+      const assigned = assignAnswer.safeParse(assignBody);
+      if (!assigned.success) throw new CourierError('courier did not assign an AWB', true);
+      const data = assigned.data.response.data;
       return {
         awb: data.awb_code,
         courier: String(data.courier_name ?? 'Shiprocket'),
-        courierOrderId: String(created.order_id ?? ''),
+        courierOrderId: String(created.data.order_id ?? ''),
         courierShipmentId: String(shipmentId),
       };
     },
     async track(awb: string, signal: AbortSignal): Promise<ShipmentStatus | null> {
       const body = await authed(`/v1/external/courier/track/awb/${encodeURIComponent(awb)}`, { method: 'GET' }, signal);
-      const text = body?.tracking_data?.shipment_track?.[0]?.current_status;
-      return typeof text === 'string' ? mapShiprocketStatus(text) : null;
+      const tracked = trackAnswer.safeParse(body);
+      return tracked.success ? mapShiprocketStatus(tracked.data.tracking_data.shipment_track[0].current_status) : null;
     },
     trackingUrl: shiprocketTrackingUrl,
   };

@@ -113,11 +113,12 @@ function describeIssue(message: Json, issue: Issue): string {
  */
 export function invalidParams(message: unknown): JsonRpcError | undefined {
   if (!isObject(message) || typeof message.method !== 'string') return undefined;
+  const method = message.method;
   if (typeof message.id !== 'string' && typeof message.id !== 'number') return undefined; // a notification, or no valid id: the SDK answers
   if (message.params === null) delete message.params;
   if (message.method === 'tools/call' && isObject(message.params) && message.params.arguments === null) delete message.params.arguments;
   const params = message.params;
-  const invalid = (text: string) => rpcError(message.id as string | number, JSONRPC_INVALID_PARAMS, `Invalid params for ${message.method}: ${text}`);
+  const invalid = (text: string) => rpcError(message.id as string | number, JSONRPC_INVALID_PARAMS, `Invalid params for ${method}: ${text}`);
   if (params !== undefined && !isObject(params)) return invalid(`params must be a JSON object, not ${kindOf(params)}`);
   const schema = REQUEST_SCHEMAS[message.method];
   if (!schema) return undefined;

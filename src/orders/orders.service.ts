@@ -116,7 +116,7 @@ export function createOrderService({
         if ((err as { code?: string }).code !== REFERENCE_TAKEN) throw err;
         // A concurrent first attempt with this reference committed while we waited: answer with its order.
         const original = await findOrderIdByExternalReference(db, companyId, body.external_reference);
-        if (!original) throw new Error('external_reference conflicted but the order cannot be read');
+        if (!original) throw new Error('external_reference conflicted but the order cannot be read', { cause: err });
         return duplicateOf(companyId, original, body.external_reference);
       }
     },

@@ -19,7 +19,7 @@ export async function seedDemo(db: Db, services: Services, log: (msg: string) =>
   log('seeding the demo company');
   const company = await services.companies.create({ name: 'Demo Store', slug: DEMO_SLUG, auto_courier_booking: false });
   const { key } = await services.keys.create(company.id, 'demo');
-  const catalogue = JSON.parse(readFileSync(DEMO_CATALOGUE, 'utf8'));
+  const catalogue: unknown = JSON.parse(readFileSync(DEMO_CATALOGUE, 'utf8'));
   await services.catalogueImport.importCatalogue(company.id, catalogue, { baseDir: dirname(DEMO_CATALOGUE) });
   return { key, companyId: company.id };
 }

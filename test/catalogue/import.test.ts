@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { useTestApp } from '../helpers/app.js';
 import { createCompanyWithKey } from '../helpers/fixtures.js';
 import { catalogCommands } from '../../src/cli/commands/catalog.js';
+import type { CommandContext } from '../../src/cli/command.js';
 import { generateCatalogue } from '../../src/catalogue/catalogue.generate.js';
 import { AppError } from '../../src/contract/errors.js';
 
@@ -66,6 +67,14 @@ const sample = () => ({
     },
   ],
 });
+
+/** A catalogue file as the importer receives it (not yet checked): the tests set fields to wrong values. */
+type RawObject = Record<string, unknown>;
+interface RawCatalogue {
+  locations: RawObject[];
+  categories: RawObject[];
+  products: (RawObject & { variants: RawObject[]; photos?: RawObject[] })[];
+}
 
 const counts = async (cid: string) =>
   (
@@ -153,7 +162,7 @@ describe('catalogue import', () => {
 
   it('a bad file changes nothing and reports every problem with its place', async () => {
     const co = await createCompanyWithKey(ctx.services);
-    const bad = sample() as any;
+    const bad: RawCatalogue = sample();
     bad.products[0].variants[0].selling_price = '12.345';
     bad.products[1].tax_rate = 'five';
     bad.products.push({ sku: 'X', name: 'No variants', tax_rate: '5', variants: [] });
@@ -187,13 +196,13 @@ describe('catalogue import', () => {
     expect(await counts(co.company.id)).toMatchObject({ products: 0, categories: 0, locations: 0 });
 
     // the file is well-formed but refers to things that do not exist, or contradicts itself
-    const wrong = sample() as any;
+    const wrong: RawCatalogue = sample();
     wrong.products[0].category = 'nope';
     wrong.products[0].brand = 'nobody';
     wrong.products[0].variants[0].stock = { MARS: '1' };
     wrong.products[0].variants[1].sku = 'DAL-LOOSE';
     wrong.products[0].variants[1].mrp = '10';
-    wrong.products[0].photos[0].file = 'img/missing.png';
+    wrong.products[0].photos![0].file = 'img/missing.png'; // the sample's first product has photos
     wrong.categories.push({ slug: 'a', name: 'A', parent: 'b' }, { slug: 'b', name: 'B', parent: 'a' });
     wrong.locations.push({ code: 'WH2', name: 'Second', ships_orders: true });
     let err2: AppError | undefined;
@@ -234,7 +243,7 @@ describe('catalogue import', () => {
     await ctx.services.catalogueImport.importCatalogue(a.company.id, sample(), { baseDir: work });
     await ctx.db.query(sql`UPDATE variants SET active = false WHERE company_id = ${a.company.id} AND sku = 'KURTA-BLUE-L'`);
     const out: string[] = [];
-    const cli = { db: ctx.db, services: ctx.services, json: false, out: (t: string) => out.push(t) } as any;
+    const cli: CommandContext = { db: ctx.db, services: ctx.services, json: false, out: (t: string) => out.push(t) };
     const dir = mkdtempSync(join(tmpdir(), 'export-'));
     await catalogCommands['catalog export'].run(['--company', a.company.slug, join(dir, 'cat.json')], cli);
     const exported = JSON.parse(readFileSync(join(dir, 'cat.json'), 'utf8'));
@@ -256,7 +265,7 @@ describe('catalogue import', () => {
     const dir = mkdtempSync(join(tmpdir(), 'bad-'));
     writeFileSync(join(dir, 'bad.json'), JSON.stringify({ products: [{ sku: 'A', name: 'A', tax_rate: '5', variants: [{ sku: 'A1', selling_price: 'x' }] }] }));
     const out: string[] = [];
-    const cli = { db: ctx.db, services: ctx.services, json: true, out: (t: string) => out.push(t) } as any;
+    const cli: CommandContext = { db: ctx.db, services: ctx.services, json: true, out: (t: string) => out.push(t) };
     await expect(catalogCommands['catalog import'].run(['--company', co.company.id, join(dir, 'bad.json')], cli)).rejects.toThrow(/problem/);
     expect(JSON.parse(out[0]).problems).toEqual([{ path: 'products[0].variants[0].selling_price', message: 'must be a decimal with up to 2 places' }]);
   });

@@ -1,5 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
+import type { FieldIssue } from '../../src/contract/errors.js';
+import type { OrderSummary } from '../../src/contract/orders.js';
 import { useTestApp } from '../helpers/app.js';
 import { get, orderBody, post, shop } from '../helpers/orders.js';
 
@@ -60,9 +62,9 @@ describe('GET /customers', () => {
     for (let i = 0; i < 22; i++) ids.push((await post(ctx, s.headers, orderBody())).body.data.order_id);
     const newest = [...ids].reverse();
     const list = async (q: string) => get(ctx, s.headers, `/customers?phone=9876543210${q}`);
-    expect((await list('')).body.data.recent_orders.map((o: any) => o.order_id)).toEqual(newest.slice(0, 5));
-    expect((await list('&recent_orders=1')).body.data.recent_orders.map((o: any) => o.order_id)).toEqual(newest.slice(0, 1));
-    expect((await list('&recent_orders=20')).body.data.recent_orders.map((o: any) => o.order_id)).toEqual(newest.slice(0, 20));
+    expect((await list('')).body.data.recent_orders.map((o: OrderSummary) => o.order_id)).toEqual(newest.slice(0, 5));
+    expect((await list('&recent_orders=1')).body.data.recent_orders.map((o: OrderSummary) => o.order_id)).toEqual(newest.slice(0, 1));
+    expect((await list('&recent_orders=20')).body.data.recent_orders.map((o: OrderSummary) => o.order_id)).toEqual(newest.slice(0, 20));
     // like every integer parameter: empty or blank takes the default; only plain decimal digits count
     expect((await list('&recent_orders=')).body.data.recent_orders).toHaveLength(5);
     expect((await list('&recent_orders=%20')).body.data.recent_orders).toHaveLength(5);
@@ -85,7 +87,7 @@ describe('GET /customers', () => {
       expect(res.status, phone).toBe(400);
       expect(res.body.error.code).toBe('validation_failed');
       expect(
-        res.body.error.details.map((d: any) => d.path),
+        res.body.error.details.map((d: FieldIssue) => d.path),
         phone,
       ).toEqual(['phone']);
     }

@@ -148,7 +148,7 @@ describe('courier callback signatures', () => {
     await ctx.services.fulfilment.ship(s.companyId, ref, { awb: `AWB-${s.slug}`, courier: 'X' });
     return { ...s, ref, awb: `AWB-${s.slug}` };
   }
-  const expectRefused = (res: { statusCode: number; json: () => any }) => {
+  const expectRefused = (res: { statusCode: number; json: () => unknown }) => {
     expect(res.statusCode).toBe(401);
     expect(res.json()).toEqual({ error: { code: 'unauthorized', message: expect.any(String) } });
   };

@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { sql } from 'drizzle-orm';
 import type { TestApp } from './app.js';
@@ -25,11 +25,20 @@ export async function jobsOf(ctx: TestApp, companyId: string) {
   );
 }
 
-async function readBody(req: IncomingMessage): Promise<any> {
+/** A request body as the fake reads it: the adapter's JSON (the fields used here named), or null without one. */
+interface CourierRequestBody {
+  email?: string;
+  password?: string;
+  order_id?: string;
+  shipment_id?: number;
+  [field: string]: unknown;
+}
+
+async function readBody(req: IncomingMessage): Promise<CourierRequestBody | null> {
   const chunks: Buffer[] = [];
   for await (const c of req) chunks.push(c as Buffer);
   const text = Buffer.concat(chunks).toString('utf8');
-  return text ? JSON.parse(text) : null;
+  return text ? (JSON.parse(text) as CourierRequestBody) : null;
 }
 
 /**
@@ -45,10 +54,10 @@ export async function fakeCourier() {
     failNext: 0,
     delayMs: 0,
     orders: new Map<string, { shipment_id: number; awb: string }>(),
-    bodies: [] as any[],
+    bodies: [] as (CourierRequestBody | null)[],
   };
   let nextId = 1000;
-  const server: Server = createServer(async (req, res) => {
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const body = await readBody(req).catch(() => null);
     const send = (status: number, json: unknown) => {
       res.writeHead(status, { 'content-type': 'application/json' });
@@ -68,6 +77,7 @@ export async function fakeCourier() {
         state.failNext--;
         return send(500, { message: 'Internal courier error' });
       }
+      if (!body?.order_id) return send(422, { message: 'order_id is required' });
       let o = state.orders.get(body.order_id);
       if (!o) {
         o = { shipment_id: nextId++, awb: `AWB${nextId}` };
@@ -77,12 +87,14 @@ export async function fakeCourier() {
     }
     if (req.url === '/v1/external/courier/assign/awb') {
       state.awbAssigns++;
-      const o = [...state.orders.values()].find((x) => x.shipment_id === body.shipment_id);
+      const o = [...state.orders.values()].find((x) => x.shipment_id === body?.shipment_id);
       if (!o) return send(422, { message: 'unknown shipment' });
       return send(200, { awb_assign_status: 1, response: { data: { awb_code: o.awb, courier_name: 'Delhivery Surface' } } });
     }
     send(404, { message: 'not found' });
-  });
+  };
+  // Not awaited by node:http; a fault in the fake surfaces as an unhandled rejection, which vitest reports.
+  const server: Server = createServer((req, res) => void handle(req, res));
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return { state, url, close: () => new Promise<void>((r) => server.close(() => r())) };

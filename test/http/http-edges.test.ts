@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { createCompanyWithKey } from '../helpers/fixtures.js';
+import type { ErrorBody } from '../../src/contract/errors.js';
 import { signPath } from '../../src/lib/signing.js';
 import { BASE } from '../helpers/security-world.js';
 
@@ -93,7 +94,7 @@ describe('signed photo links', () => {
       }
       for (const signedFor of [p, decoded]) {
         const url = `/media/${p}?expires=${exp}&sig=${signPath(secretKey(), signedFor, exp)}`;
-        const res = await raw(`GET ${url.replace(/\u0000/g, '%00')} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+        const res = await raw(`GET ${url.replaceAll('\u0000', '%00')} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
         const status = statusOf(res);
         expect([400, 403, 404], `${p} → ${status} ${res.slice(0, 300)}`).toContain(status);
         expect(res).not.toContain(SECRET_TEXT);
@@ -221,7 +222,7 @@ describe('every refusal before routing is in the error shape (issue 12)', () => 
 
   it('a Content-Length fault names the header in details', async () => {
     const { body } = parseAnswer(await raw(orders('Content-Length: 1x\r\n', '{}')));
-    expect((body as any).error.details).toEqual([{ path: '(headers).content-length', message: expect.any(String) }]);
+    expect((body as ErrorBody).error.details).toEqual([{ path: '(headers).content-length', message: expect.any(String) }]);
   });
 
   it('a too-long URL: 414 validation_failed, never echoed, whether Node’s parser or the app sees it first', async () => {
@@ -251,7 +252,7 @@ describe('every refusal before routing is in the error shape (issue 12)', () => 
     const notFound = await raw(`GET /${MARK}${'a'.repeat(7_000)} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
     expect(statusOf(notFound)).toBe(404);
     expect(notFound).not.toContain(MARK);
-    expect((parseAnswer(notFound).body as any).error.code).toBe('not_found');
+    expect((parseAnswer(notFound).body as ErrorBody).error.code).toBe('not_found');
     const badEscape = await raw(`GET ${BASE}/orders/%zz${MARK} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
     expectRefusal(badEscape, 400);
     expect(badEscape).not.toContain(MARK);

@@ -32,7 +32,7 @@ async function mcpPlaceOrder(headers: Record<string, string>, args: unknown) {
   return { isError: result.isError as boolean | undefined, body: JSON.parse(result.content[0].text) };
 }
 
-function expectDraftRefusal(body: any) {
+function expectDraftRefusal(body: unknown) {
   expect(body).toEqual({
     error: {
       code: 'unprocessable',

@@ -8,7 +8,6 @@ import { describe, expect, inject, it } from 'vitest';
 import { createPgDatabase, createPgliteDatabase, type Database } from '../../src/db/client.js';
 import { migrate, MIGRATIONS_DIR } from '../../src/db/migrate.js';
 import { createServices } from '../../src/services.js';
-import type { Tenant } from '../../src/keys/keys.service.js';
 import { testConfig } from '../helpers/app.js';
 import { addLocations, addProduct } from '../helpers/catalogue-fixtures.js';
 import { withDatabase } from '../helpers/global-setup.js';

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
+import type { OrderLine } from '../../src/contract/orders.js';
 import { useTestApp } from '../helpers/app.js';
 import { count, orderBody, post, shop, stockRow } from '../helpers/orders.js';
 
@@ -82,7 +83,7 @@ describe('POST /orders: creation', () => {
       }),
     );
     expect(res.status).toBe(201);
-    expect(res.body.data.items.map((i: any) => i.line_total)).toEqual(['33.30', '99.99']);
+    expect(res.body.data.items.map((i: OrderLine) => i.line_total)).toEqual(['33.30', '99.99']);
     expect(res.body.data.amount).toBe('133.29');
     const half = await post(ctx, s.headers, orderBody({ items: [{ product_id: 'RICE-1', quantity: '0.005' }] }));
     expect(half.body.data.items[0].line_total).toBe('0.50');

@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import type { FieldIssue } from '../../src/contract/errors.js';
 import { useTestApp } from '../helpers/app.js';
 import { BASE, count, orderBody, post, shop } from '../helpers/orders.js';
 
@@ -10,7 +11,7 @@ beforeAll(async () => {
 });
 
 const place = (overrides: Record<string, unknown>) => post(ctx, s.headers, orderBody(overrides));
-const paths = (body: any): string[] => (body.error?.details ?? []).map((d: { path: string }) => d.path);
+const paths = (body: { error?: { details?: FieldIssue[] } }): string[] => (body.error?.details ?? []).map((d: { path: string }) => d.path);
 
 async function expectInvalid(overrides: Record<string, unknown>, path: string) {
   const res = await place(overrides);

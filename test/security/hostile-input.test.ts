@@ -128,10 +128,12 @@ const ORDER_PATHS = [
   ['payment_reference'],
 ] as (string | number)[][];
 
-function setPath(target: any, path: (string | number)[], value: unknown): unknown {
+type JsonContainer = Record<string | number, unknown>;
+
+function setPath(target: unknown, path: (string | number)[], value: unknown): unknown {
   if (path.length === 0) return value;
-  let node = target;
-  for (const key of path.slice(0, -1)) node = node[key];
+  let node = target as JsonContainer;
+  for (const key of path.slice(0, -1)) node = node[key] as JsonContainer;
   node[path[path.length - 1]] = value;
   return target;
 }
