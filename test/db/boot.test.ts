@@ -80,7 +80,7 @@ describe('migrations', () => {
     }
   });
 
-  it('roll back a failing migration whole', async () => {
+  it('roll back a failing migration whole', { timeout: PGLITE_TIMEOUT_MS }, async () => {
     const dir = mkdtempSync(join(tmpdir(), 'mig-'));
     writeFileSync(join(dir, '0001_ok.sql'), 'CREATE TABLE t1 (id int);');
     writeFileSync(join(dir, '0002_bad.sql'), 'CREATE TABLE t2 (id int); SELECT * FROM no_such_table;');
@@ -96,7 +96,11 @@ describe('migrations', () => {
   });
 });
 
-describe('embedded PostgreSQL (PGlite)', () => {
+// A fresh PGlite runs initdb (2-17 s here) and then every migration, on 2 cores shared with the rest of the
+// suite: a guard against a hang, not a speed check.
+const PGLITE_TIMEOUT_MS = 120_000;
+
+describe('embedded PostgreSQL (PGlite)', { timeout: PGLITE_TIMEOUT_MS }, () => {
   it('runs every migration and keeps numeric, int8 and timestamps like pg does', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'pglite-'));
     const db = await createPgliteDatabase(dir);
