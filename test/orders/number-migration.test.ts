@@ -120,6 +120,5 @@ describe.each(kinds)('migration 0009 on %s: orders placed with the global sequen
         rmSync(before, { recursive: true, force: true });
       }
     },
-    120_000,
   );
 });
