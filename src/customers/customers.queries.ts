@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { Db } from '../db/index.js';
-import { columnList, customers, type CustomerRow as CustomerRecord, type OrderRow } from '../db/schema/index.js';
+import { columnList, customers, type CustomerRow as CustomerRecord, type OrderRow, type StoredAddress } from '../db/schema/index.js';
 
 const CUSTOMER_FIELDS = [
   'id',
@@ -18,15 +18,8 @@ const CUSTOMER_FIELDS = [
 ] as const;
 export type CustomerRow = Pick<CustomerRecord, (typeof CUSTOMER_FIELDS)[number]>;
 
-export interface AddressFields {
-  name: string | null;
-  line1: string;
-  line2: string | null;
-  city: string;
-  state: string;
-  pincode: string;
-  phone: string | null;
-}
+/** An address as stored on an order (and on a customer's record, column by column). */
+export type AddressFields = StoredAddress;
 
 const COLUMNS = columnList(customers, CUSTOMER_FIELDS);
 
