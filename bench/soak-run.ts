@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import type { Db } from '../src/db/index.js';
 import { newId } from '../src/lib/ids.js';
+import { refreshListing } from '../src/catalogue/catalogue.queries.js';
 import { auditCompany, minAvailable } from '../test/helpers/audit.js';
 
 /**
@@ -64,6 +65,7 @@ export async function seedSoakCompany(
         VALUES (${company.id}, ${id}, ${productId}, ${v.sku}, ${v.sku}, '{}'::jsonb, ${i}, '199.00', '249.00', true)`);
       await db.query(sql`INSERT INTO stock_levels (company_id, variant_id, location_id, on_hand) VALUES (${company.id}, ${id}, ${loc}, ${v.stock})`);
     }
+    await refreshListing(db, company.id, [productId]);
   }
   return {
     companyId: company.id,

@@ -3,7 +3,7 @@ import { sql } from 'drizzle-orm';
 import type { Db } from '../db/index.js';
 import type { BrandRow, CategoryRow, StockLocationRow } from '../db/schema/index.js';
 import { newId } from '../lib/ids.js';
-import { analyzeCatalogue, refreshSearchText } from './catalogue.queries.js';
+import { analyzeCatalogue, refreshListing, refreshSearchText } from './catalogue.queries.js';
 
 /** Word lists so generated names read like a real Indian D2C catalogue and search has something to find. */
 const GROUPS = [
@@ -212,6 +212,7 @@ export async function generateCatalogue(db: Db, companyId: string, opts: Generat
       await tx.query(sql`INSERT INTO stock_levels (company_id, variant_id, location_id, on_hand)
         SELECT ${companyId}, u.* FROM unnest(${arr(s.variant)}::text[], ${arr(s.location)}::text[], ${arr(s.onHand)}::numeric[]) AS u`);
       await refreshSearchText(tx, companyId, p.id);
+      await refreshListing(tx, companyId, p.id);
     });
     opts.onProgress?.(end, opts.products);
   }

@@ -4,7 +4,7 @@ import type { BrandRow, CategoryRow, ProductPhotoRow, ProductRow, VariantRow } f
 
 /**
  * A product is shown (browse, detail, counts) when it is listed: active with at least one active variant
- * (a product with nothing to order has no price_range). Triggers keep the flag (migration 0006).
+ * (a product with nothing to order has no price_range). refreshListing keeps the flag (migration 0012).
  */
 const visible = sql`p.listed`;
 
@@ -236,16 +236,29 @@ export async function brandEntries(db: Db, companyId: string) {
 /**
  * Recomputes products.search_text (lower-cased name, SKU, description, and each active variant's SKU,
  * barcode, name and option values) for the given products. Every write path that changes any of
- * those calls this, in the same transaction.
+ * those calls this, in the same transaction. Only immutable functions (`||`, not the stable `concat_ws`):
+ * Citus refuses stable functions over columns in an UPDATE. A missing part leaves an extra space, which no
+ * search word (split on spaces) can notice.
  */
 export async function refreshSearchText(db: Db, companyId: string, productIds: string[]): Promise<void> {
   if (productIds.length === 0) return;
   await db.query(sql`
-    UPDATE products p SET search_text = lower(concat_ws(' ', p.name, p.sku, p.description, (
-      SELECT string_agg(concat_ws(' ', v.sku, v.barcode, v.name,
-               (SELECT string_agg(a.value, ' ') FROM jsonb_each_text(v.attributes) a)), ' ' ORDER BY v.position, v.id)
-      FROM variants v WHERE v.company_id = p.company_id AND v.product_id = p.id AND v.active)))
+    UPDATE products p SET search_text = lower(p.name || ' ' || p.sku || ' ' || coalesce(p.description, '') || ' ' || coalesce((
+      SELECT string_agg(v.sku || ' ' || coalesce(v.barcode, '') || ' ' || v.name || ' ' ||
+               coalesce((SELECT string_agg(a.value, ' ') FROM jsonb_each_text(v.attributes) a), ''), ' ' ORDER BY v.position, v.id)
+      FROM variants v WHERE v.company_id = ${companyId} AND v.product_id = p.id AND v.active), ''))
     WHERE p.company_id = ${companyId} AND p.id = ANY(${sql.param(productIds)}::text[])`);
+}
+
+/**
+ * Brings products.listed (active with at least one active variant) and the company's listed-product counter
+ * (catalogue_counts, the unfiltered browse total) up to date for the given products: `refresh_listing`,
+ * migration 0012, the one definition of the rule. Every writer of products or variants calls it after its
+ * writes, in the same transaction (there are no triggers: Citus cannot distribute tables that have them).
+ */
+export async function refreshListing(db: Db, companyId: string, productIds: string[]): Promise<void> {
+  if (productIds.length === 0) return;
+  await db.query(sql`SELECT refresh_listing(${companyId}, ${sql.param(productIds)}::text[])`);
 }
 
 /**

@@ -1,6 +1,7 @@
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { generateCatalogue } from '../../src/catalogue/catalogue.generate.js';
+import { refreshListing } from '../../src/catalogue/catalogue.queries.js';
 import { useTestApp } from '../helpers/app.js';
 import { createCompanyWithKey } from '../helpers/fixtures.js';
 import { addLocations, addProduct } from '../helpers/catalogue-fixtures.js';
@@ -32,15 +33,22 @@ describe('unfiltered browse total (listed-product counter)', () => {
     await addProduct(ctx.db, company.id, { sku: 'C', name: 'Gamma', active: false, variants: [{ sku: 'C-1', selling_price: '10.00' }] });
     expect(await totals(company.id, key)).toEqual({ browse: 2, truth: 2 });
 
+    // Raw writes here, then refreshListing over the products they touched, as every writer does.
+    const write = async (statement: SQL) => {
+      const touched = (await ctx.db.query<{ product_id: string }>(statement)).map((r) => r.product_id);
+      await refreshListing(ctx.db, company.id, touched);
+    };
     // The product's only variant goes inactive: the product is no longer listed.
-    await ctx.db.query(sql`UPDATE variants SET active = false WHERE company_id = ${company.id} AND id = ${a.variantIds['A-1']}`);
+    await write(sql`UPDATE variants SET active = false WHERE company_id = ${company.id} AND id = ${a.variantIds['A-1']} RETURNING product_id`);
     expect(await totals(company.id, key)).toEqual({ browse: 1, truth: 1 });
-    await ctx.db.query(sql`UPDATE variants SET active = true WHERE company_id = ${company.id} AND id = ${a.variantIds['A-1']}`);
-    await ctx.db.query(sql`UPDATE products SET active = true WHERE company_id = ${company.id} AND sku = 'C'`);
+    await write(sql`UPDATE variants SET active = true WHERE company_id = ${company.id} AND id = ${a.variantIds['A-1']} RETURNING product_id`);
+    await write(sql`UPDATE products SET active = true WHERE company_id = ${company.id} AND sku = 'C' RETURNING id AS product_id`);
     expect(await totals(company.id, key)).toEqual({ browse: 3, truth: 3 });
-    // Updates that change nothing listed, and a statement over every row, leave it exact.
-    await ctx.db.query(sql`UPDATE products SET description = 'x' WHERE company_id = ${company.id}`);
-    await ctx.db.query(sql`UPDATE products SET active = NOT active WHERE company_id = ${company.id} AND sku IN ('A', 'B')`);
+    // Updates that change nothing listed, a refresh of unchanged products, and a statement over every row leave it exact.
+    await write(sql`UPDATE products SET description = 'x' WHERE company_id = ${company.id} RETURNING id AS product_id`);
+    await write(sql`UPDATE products SET active = NOT active WHERE company_id = ${company.id} AND sku IN ('A', 'B') RETURNING id AS product_id`);
+    expect(await totals(company.id, key)).toEqual({ browse: 1, truth: 1 });
+    await write(sql`UPDATE products SET active = active WHERE company_id = ${company.id} RETURNING id AS product_id`);
     expect(await totals(company.id, key)).toEqual({ browse: 1, truth: 1 });
 
     await generateCatalogue(ctx.db, company.id, { products: 250, batchSize: 100 });

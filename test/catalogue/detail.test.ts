@@ -1,11 +1,12 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { useTestApp } from '../helpers/app.js';
 import { createCompanyWithKey } from '../helpers/fixtures.js';
 import { addLocations } from '../helpers/catalogue-fixtures.js';
+import { refreshListing } from '../../src/catalogue/catalogue.queries.js';
 import { addBrand, addCategory, addPhoto, addSearchableProduct, setStock } from '../helpers/catalogue-setup.js';
 
 const mediaDir = mkdtempSync(join(tmpdir(), 'catalogue-media-'));
@@ -110,14 +111,19 @@ describe('GET /catalog/products/{id}', () => {
 
   it('a product whose variants are all inactive is 404', async () => {
     const co = await seed();
-    await ctx.db.query(sql`UPDATE variants SET active = false WHERE company_id = ${co.company.id} AND product_id = ${co.soap.productId}`);
+    // raw writes, each followed by refreshListing as every writer does
+    const write = async (statement: SQL) => {
+      await ctx.db.query(statement);
+      await refreshListing(ctx.db, co.company.id, [co.soap.productId]);
+    };
+    await write(sql`UPDATE variants SET active = false WHERE company_id = ${co.company.id} AND product_id = ${co.soap.productId}`);
     expect((await ctx.app.inject({ url: url(co.soap.productId), headers: co.headers })).statusCode).toBe(404);
     const listed = async () => (await ctx.app.inject({ url: `${ctx.config.BASE_PATH}/catalog/products?search=neem`, headers: co.headers })).json().total;
     expect(await listed()).toBe(0);
     // a variant made active again brings the product back (the listed flag follows every write)
-    await ctx.db.query(sql`UPDATE variants SET active = true WHERE company_id = ${co.company.id} AND product_id = ${co.soap.productId}`);
+    await write(sql`UPDATE variants SET active = true WHERE company_id = ${co.company.id} AND product_id = ${co.soap.productId}`);
     expect(await listed()).toBe(1);
-    await ctx.db.query(sql`UPDATE products SET active = false WHERE company_id = ${co.company.id} AND id = ${co.soap.productId}`);
+    await write(sql`UPDATE products SET active = false WHERE company_id = ${co.company.id} AND id = ${co.soap.productId}`);
     expect(await listed()).toBe(0);
     expect((await ctx.app.inject({ url: url('SOAP'), headers: co.headers })).statusCode).toBe(404);
   });

@@ -8,6 +8,7 @@ import { createCompanyWithKey } from '../helpers/fixtures.js';
 import { catalogCommands } from '../../src/cli/commands/catalog.js';
 import type { CommandContext } from '../../src/cli/command.js';
 import { generateCatalogue } from '../../src/catalogue/catalogue.generate.js';
+import { refreshListing } from '../../src/catalogue/catalogue.queries.js';
 import { AppError } from '../../src/contract/errors.js';
 
 const mediaDir = mkdtempSync(join(tmpdir(), 'import-media-'));
@@ -241,7 +242,10 @@ describe('catalogue import', () => {
   it('export then import into another company is lossless (round trip through the CLI commands)', async () => {
     const a = await createCompanyWithKey(ctx.services);
     await ctx.services.catalogueImport.importCatalogue(a.company.id, sample(), { baseDir: work });
-    await ctx.db.query(sql`UPDATE variants SET active = false WHERE company_id = ${a.company.id} AND sku = 'KURTA-BLUE-L'`);
+    const [{ product_id }] = await ctx.db.query<{ product_id: string }>(
+      sql`UPDATE variants SET active = false WHERE company_id = ${a.company.id} AND sku = 'KURTA-BLUE-L' RETURNING product_id`,
+    );
+    await refreshListing(ctx.db, a.company.id, [product_id]);
     const out: string[] = [];
     const cli: CommandContext = { db: ctx.db, services: ctx.services, json: false, out: (t: string) => out.push(t) };
     const dir = mkdtempSync(join(tmpdir(), 'export-'));

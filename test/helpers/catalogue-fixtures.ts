@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { Db } from '../../src/db/index.js';
 import { newId } from '../../src/lib/ids.js';
+import { refreshListing } from '../../src/catalogue/catalogue.queries.js';
 
 export interface VariantFixture {
   sku: string;
@@ -36,7 +37,10 @@ export async function addLocations(db: Db, companyId: string, opts: { whActive?:
   return ids;
 }
 
-/** Inserts one product with its variants and stock, straight into the tables (no import). */
+/**
+ * Inserts one product with its variants and stock, straight into the tables (no import), then keeps `listed`
+ * and the listed-product counter as every writer does (refreshListing).
+ */
 export async function addProduct(db: Db, companyId: string, p: ProductFixture) {
   const productId = newId('prod');
   const locations = await db.query<{ id: string; code: string }>(sql`SELECT id, code FROM stock_locations WHERE company_id = ${companyId}`);
@@ -68,5 +72,6 @@ export async function addProduct(db: Db, companyId: string, p: ProductFixture) {
       await db.query(sql`INSERT INTO stock_levels (company_id, variant_id, location_id, on_hand) VALUES (${companyId}, ${id}, ${locId(code)}, ${qty})`);
     }
   }
+  await refreshListing(db, companyId, [productId]);
   return { productId, variantIds };
 }

@@ -3,7 +3,7 @@ import type { Db } from '../../db/index.js';
 import type { ProductRow, VariantRow } from '../../db/schema/index.js';
 import { newId } from '../../lib/ids.js';
 import type { CatalogueFile } from '../../contract/catalogue-file.js';
-import { refreshSearchText } from '../catalogue.queries.js';
+import { refreshListing, refreshSearchText } from '../catalogue.queries.js';
 import type { PhotoCopy } from './photos.js';
 
 const CHUNK = 200;
@@ -82,7 +82,7 @@ export async function writeCatalogue(
               ${p.active}, ${p.category ? categoryId.get(p.category) : null}, ${p.brand ? brandId.get(p.brand) : null})
       ON CONFLICT (company_id, sku) DO UPDATE SET name = EXCLUDED.name, sort_name = EXCLUDED.sort_name, description = EXCLUDED.description,
         unit = EXCLUDED.unit, hsn_code = EXCLUDED.hsn_code, tax_rate = EXCLUDED.tax_rate, active = EXCLUDED.active,
-        category_id = EXCLUDED.category_id, brand_id = EXCLUDED.brand_id, updated_at = now()
+        category_id = EXCLUDED.category_id, brand_id = EXCLUDED.brand_id, updated_at = EXCLUDED.updated_at
       RETURNING id`);
     await tx.query(sql`DELETE FROM product_photos WHERE company_id = ${companyId} AND product_id = ${productId}`);
     let position = 0;
@@ -99,11 +99,11 @@ export async function writeCatalogue(
         VALUES (${companyId}, ${newId('var')}, ${productId}, ${v.sku}, ${v.barcode}, ${name}, ${JSON.stringify(v.attributes)}::jsonb, ${j},
                 ${v.selling_price}, ${v.mrp ?? v.selling_price}, ${v.active})
         ON CONFLICT (company_id, sku) DO UPDATE SET barcode = EXCLUDED.barcode, name = EXCLUDED.name, attributes = EXCLUDED.attributes,
-          position = EXCLUDED.position, selling_price = EXCLUDED.selling_price, mrp = EXCLUDED.mrp, active = EXCLUDED.active, updated_at = now()
+          position = EXCLUDED.position, selling_price = EXCLUDED.selling_price, mrp = EXCLUDED.mrp, active = EXCLUDED.active, updated_at = EXCLUDED.updated_at
         RETURNING id`);
       for (const [code, onHand] of Object.entries(v.stock)) {
         await tx.query(sql`INSERT INTO stock_levels (company_id, variant_id, location_id, on_hand) VALUES (${companyId}, ${variantId}, ${locationId.get(code)}, ${onHand})
-          ON CONFLICT (company_id, variant_id, location_id) DO UPDATE SET on_hand = EXCLUDED.on_hand, updated_at = now()`);
+          ON CONFLICT (company_id, variant_id, location_id) DO UPDATE SET on_hand = EXCLUDED.on_hand, updated_at = EXCLUDED.updated_at`);
       }
       for (const ph of v.photos) await addPhoto(ph, variantId);
       summary.variants++;
@@ -112,6 +112,7 @@ export async function writeCatalogue(
     pending.push(productId);
     if (pending.length >= CHUNK || i === file.products.length - 1) {
       await refreshSearchText(tx, companyId, pending);
+      await refreshListing(tx, companyId, pending);
       pending = [];
       onProgress?.(i + 1, file.products.length);
     }

@@ -38,7 +38,7 @@ export const brands = pgTable(
   (t) => [primaryKey({ columns: [t.company_id, t.id] }), unique().on(t.company_id, t.slug)],
 );
 
-/** Migrations 0002 and 0006 (`listed`, kept by triggers; the browse indexes are partial on it). */
+/** Migrations 0002 and 0006 (`listed`, kept by refresh_listing since 0012; the browse indexes are partial on it). */
 export const products = pgTable(
   'products',
   {
@@ -172,7 +172,7 @@ export const stockLevels = pgTable(
   ],
 );
 
-/** Listed products per company, kept by a statement-level trigger on products (migration 0008). */
+/** Listed products per company (migration 0008), kept by refresh_listing (migration 0012). */
 export const catalogueCounts = pgTable('catalogue_counts', {
   company_id: text()
     .primaryKey()
