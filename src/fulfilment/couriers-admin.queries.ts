@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { Db } from '../db/index.js';
+import { crossCompany } from '../db/cross-company.js';
 import type { AdapterName } from '../couriers/types.js';
 import type { CourierConfigRow, JobRow, OrderRow } from '../db/schema/index.js';
 
@@ -30,16 +31,21 @@ export async function upsertCourierConfig(
       api_password = coalesce(${input.password ?? null}, courier_configs.api_password),
       pickup_location = coalesce(${input.pickupLocation ?? null}, courier_configs.pickup_location),
       callback_secret = CASE WHEN ${input.rotateSecret ?? false} THEN excluded.callback_secret ELSE courier_configs.callback_secret END,
-      updated_at = now()
+      updated_at = excluded.updated_at
     RETURNING callback_secret, (xmax = 0) AS created`);
   return rows[0];
 }
 
-/** The callback signing secret of a company named by id or slug. */
+/**
+ * The callback signing secret of a company named by id or slug: the company first (companies is a reference
+ * table under Citus), then its courier configuration on that company's shard.
+ */
 export async function findCallbackSecret(db: Db, company: string): Promise<Pick<CourierConfigRow, 'company_id' | 'callback_secret'> | undefined> {
-  const rows = await db.query<Pick<CourierConfigRow, 'company_id' | 'callback_secret'>>(sql`
-    SELECT c.company_id, c.callback_secret FROM courier_configs c JOIN companies co ON co.id = c.company_id
-    WHERE co.id = ${company} OR co.slug = ${company}`);
+  const [co] = await db.query<{ id: string }>(sql`SELECT id FROM companies WHERE id = ${company} OR slug = ${company}`);
+  if (!co) return undefined;
+  const rows = await db.query<Pick<CourierConfigRow, 'company_id' | 'callback_secret'>>(
+    sql`SELECT company_id, callback_secret FROM courier_configs WHERE company_id = ${co.id}`,
+  );
   return rows[0];
 }
 
@@ -48,20 +54,30 @@ export type JobListing = Pick<JobRow, 'id' | 'company_id' | 'kind' | 'status' | 
   order_number: OrderRow['order_number'] | null;
 };
 
-/** The latest 200 jobs, of one company or all, optionally only the failed ones. */
+/** The latest 200 jobs, of one company or all (a named cross-company read), optionally only the failed ones. */
 export async function findJobs(db: Db, opts: { companyId?: string; failed?: boolean }): Promise<JobListing[]> {
-  return db.query<JobListing>(sql`
+  const failed = opts.failed ?? false;
+  const select = sql`
     SELECT j.id, j.company_id, j.kind, o.order_number, j.status, j.attempts, j.run_at, j.last_error, j.updated_at
-    FROM jobs j LEFT JOIN orders o ON o.company_id = j.company_id AND o.id = j.order_id
-    WHERE (${opts.companyId ?? null}::text IS NULL OR j.company_id = ${opts.companyId ?? null})
-      AND (${opts.failed ?? false} = false OR j.status = 'failed')
-    ORDER BY j.created_at DESC LIMIT 200`);
+    FROM jobs j LEFT JOIN orders o ON o.company_id = j.company_id AND o.id = j.order_id`;
+  if (opts.companyId !== undefined) {
+    return db.query<JobListing>(sql`${select}
+      WHERE j.company_id = ${opts.companyId} AND (${failed} = false OR j.status = 'failed')
+      ORDER BY j.created_at DESC LIMIT 200`);
+  }
+  return crossCompany<JobListing>(db, 'admin.jobs-list', sql`${select} WHERE (${failed} = false OR j.status = 'failed') ORDER BY j.created_at DESC LIMIT 200`);
+}
+
+/** The company of a job named by its id alone (staff give only the id); undefined when there is no such job. */
+export async function findJobCompany(db: Db, jobId: string): Promise<string | undefined> {
+  const rows = await crossCompany<Pick<JobRow, 'company_id'>>(db, 'admin.job-company', sql`SELECT company_id FROM jobs WHERE id = ${jobId} LIMIT 1`);
+  return rows[0]?.company_id;
 }
 
 /** A failed job due again with a fresh attempt count; false when there is no such failed job. */
-export async function retryFailedJob(db: Db, jobId: string): Promise<boolean> {
+export async function retryFailedJob(db: Db, companyId: string, jobId: string): Promise<boolean> {
   const rows = await db.query<Pick<JobRow, 'id'>>(sql`
     UPDATE jobs SET status = 'pending', attempts = 0, run_at = now(), claimed_by = NULL, updated_at = now()
-    WHERE id = ${jobId} AND status = 'failed' RETURNING id`);
+    WHERE company_id = ${companyId} AND id = ${jobId} AND status = 'failed' RETURNING id`);
   return rows.length === 1;
 }

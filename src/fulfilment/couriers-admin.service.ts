@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Db } from '../db/index.js';
 import { AppError, notFound, validationError } from '../contract/errors.js';
 import { findCourierConfig } from './fulfilment.queries.js';
-import { findCallbackSecret, findJobs, retryFailedJob, upsertCourierConfig, type CourierConfigInput } from './couriers-admin.queries.js';
+import { findCallbackSecret, findJobCompany, findJobs, retryFailedJob, upsertCourierConfig, type CourierConfigInput } from './couriers-admin.queries.js';
 
 /** Courier administration: the company's adapter and settings, its callback secret, and the booking jobs staff inspect and retry. */
 export function createCouriersAdminService({ db }: { db: Db }) {
@@ -43,12 +43,15 @@ export function createCouriersAdminService({ db }: { db: Db }) {
 
     /** jobs retry <id>: a failed job becomes due again with a fresh attempt count. */
     async retryJob(jobId: string) {
-      const retried = await retryFailedJob(db, jobId).catch((err) => {
-        if ((err as { code?: string }).code === '23505') throw new AppError('validation_failed', `another booking for the same order is already pending`);
-        throw err;
-      });
+      const companyId = await findJobCompany(db, jobId);
+      const retried =
+        companyId !== undefined &&
+        (await retryFailedJob(db, companyId, jobId).catch((err) => {
+          if ((err as { code?: string }).code === '23505') throw new AppError('validation_failed', `another booking for the same order is already pending`);
+          throw err;
+        }));
       if (!retried) throw notFound(`no failed job "${jobId}"`);
-      return (await listJobs({})).find((j) => j.id === jobId) ?? { id: jobId, status: 'pending' };
+      return (await listJobs({ companyId })).find((j) => j.id === jobId) ?? { id: jobId, status: 'pending' };
     },
   };
 }

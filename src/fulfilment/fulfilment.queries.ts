@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { Db } from '../db/index.js';
+import { crossCompany } from '../db/cross-company.js';
 import type { AdapterName, CourierConfig, ShipmentStatus } from '../couriers/types.js';
 import {
   columnList,
@@ -209,17 +210,20 @@ export type AttentionRow = {
 
 /** What staff must act on, oldest first: courier updates held for them and bookings that failed for good. */
 export async function findAttention(db: Db, companyId: string | undefined): Promise<AttentionRow[]> {
-  const c = companyId ?? null;
-  return db.query<AttentionRow>(sql`
+  // One company: filtered by company_id in both branches (a router statement under Citus). Every company: a named cross-company read.
+  const held = companyId !== undefined ? sql`AND h.company_id = ${companyId}` : sql``;
+  const failed = companyId !== undefined ? sql`AND j.company_id = ${companyId}` : sql``;
+  const query = sql`
     SELECT * FROM (
       SELECT 'courier_update_held' AS kind, h.id, h.company_id, o.order_number, o.status AS order_status, h.reason, h.created_at AS since
       FROM courier_holds h JOIN orders o ON o.company_id = h.company_id AND o.id = h.order_id
-      WHERE h.resolved_at IS NULL AND (${c}::text IS NULL OR h.company_id = ${c})
+      WHERE h.resolved_at IS NULL ${held}
       UNION ALL
       SELECT 'booking_failed', j.id, j.company_id, o.order_number, o.status, j.last_error, j.updated_at
       FROM jobs j LEFT JOIN orders o ON o.company_id = j.company_id AND o.id = j.order_id
-      WHERE j.status = 'failed' AND (${c}::text IS NULL OR j.company_id = ${c})
-    ) a ORDER BY since LIMIT 500`);
+      WHERE j.status = 'failed' ${failed}
+    ) a ORDER BY since LIMIT 500`;
+  return companyId !== undefined ? db.query<AttentionRow>(query) : crossCompany<AttentionRow>(db, 'admin.attention', query);
 }
 
 /** Marks an open hold handled, with what staff did; false when there is no such open hold. */

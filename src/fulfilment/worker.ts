@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { Config } from '../config.js';
 import type { Db } from '../db/index.js';
+import { crossCompany } from '../db/cross-company.js';
 import { columnList, jobs, type JobRow } from '../db/schema/index.js';
 import { courierAdapter, CourierError, type CourierAdapter, type CourierConfig } from '../couriers/index.js';
 import { newId } from '../lib/ids.js';
@@ -32,6 +33,8 @@ type ClaimedJob = Pick<JobRow, (typeof CLAIMED_FIELDS)[number]>;
 const CLAIMED_COLS = columnList(jobs, CLAIMED_FIELDS);
 
 const MAX_BACKOFF_MS = 60 * 60 * 1000;
+/** Companies read per poll of the due list. */
+const DUE_COMPANIES = 50;
 
 /** Delay before attempt n+1 after n failed attempts: base, 2×base, 4×base… capped at an hour. */
 export const backoffMs = (base: number, attempts: number) => Math.min(base * 2 ** Math.max(0, attempts - 1), MAX_BACKOFF_MS);
@@ -39,9 +42,12 @@ export const backoffMs = (base: number, attempts: number) => Math.min(base * 2 *
 class Skip extends Error {}
 
 /**
- * The courier-booking worker of one service process (transactional outbox). A job is claimed by one
- * statement that locks it with FOR UPDATE SKIP LOCKED and pushes its run_at past a lease, so no other
- * instance sees it due while this one talks to the courier (no transaction is held open over HTTP). The
+ * The courier-booking worker of one service process (transactional outbox). A poll first reads, without
+ * locking anything, which companies have a due job (the named cross-company read `worker.due-companies`);
+ * then a job is claimed within one company by one statement that locks it with FOR UPDATE SKIP LOCKED and
+ * pushes its run_at past a lease, so no other instance sees it due while this one talks to the courier (no
+ * transaction is held open over HTTP). No row lock is ever taken across companies, so under Citus every
+ * claim runs on one company's shard. Companies are served in turn, a company's jobs oldest first. The
  * shipment and the job's `done` are written in one transaction. Failures are retried with exponential
  * backoff up to FULFILMENT_MAX_ATTEMPTS, then the job is `failed` for staff (`jobs list --failed`). A job
  * whose worker died stays pending and is due again when its lease runs out; stop() hands it back at once.
@@ -56,15 +62,44 @@ export function createCourierWorker(deps: { db: Db; config: WorkerConfig; log?: 
   let timer: NodeJS.Timeout | undefined;
   let loop: Promise<void> | null = null;
 
-  async function claim(): Promise<ClaimedJob | undefined> {
+  /** Companies with a due job, oldest due first; read without locks, across companies (named in CROSS_COMPANY_QUERIES). */
+  async function dueCompanies(): Promise<string[]> {
+    const rows = await crossCompany<Pick<JobRow, 'company_id'>>(
+      db,
+      'worker.due-companies',
+      sql`SELECT company_id FROM jobs WHERE status = 'pending' AND kind = 'book_courier' AND run_at <= now()
+          GROUP BY company_id ORDER BY min(run_at) LIMIT ${DUE_COMPANIES}`,
+    );
+    return rows.map((r) => r.company_id);
+  }
+
+  /** Claims the company's oldest due job: one statement on that company's rows (SKIP LOCKED: racing workers take different jobs). */
+  async function claimIn(companyId: string): Promise<ClaimedJob | undefined> {
     const rows = await db.query<ClaimedJob>(sql`
       UPDATE jobs SET claimed_by = ${workerId}, attempts = attempts + 1, updated_at = now(),
         run_at = now() + ${config.FULFILMENT_LEASE_MS} * interval '1 millisecond'
-      WHERE (company_id, id) = (
-        SELECT company_id, id FROM jobs WHERE status = 'pending' AND kind = 'book_courier' AND run_at <= now()
+      WHERE company_id = ${companyId} AND id = (
+        SELECT id FROM jobs WHERE company_id = ${companyId} AND status = 'pending' AND kind = 'book_courier' AND run_at <= now()
         ORDER BY run_at LIMIT 1 FOR UPDATE SKIP LOCKED)
       RETURNING ${CLAIMED_COLS}`);
     return rows[0];
+  }
+
+  // Companies found due and not yet drained, in turn: a company that gave a job goes to the back, one that
+  // gave none is dropped. Read again when empty, so a drain of many jobs costs about one statement per job.
+  let due: string[] = [];
+
+  async function claim(): Promise<ClaimedJob | undefined> {
+    if (due.length === 0) due = await dueCompanies();
+    while (due.length > 0) {
+      const companyId = due.shift()!;
+      const job = await claimIn(companyId);
+      if (job) {
+        due.push(companyId);
+        return job;
+      }
+    }
+    return undefined;
   }
 
   /** Marks the job done in the caller's transaction, only while this worker still holds it. */

@@ -65,7 +65,7 @@ export function createKeyService({ db }: { db: Db }) {
     /** Revokes by key id or visible prefix; effective from the very next request on every instance. */
     async revoke(companyId: string, idOrPrefix: string): Promise<KeyRecord> {
       const rows = await db.query<KeyRecord>(sql`
-        UPDATE api_keys SET revoked_at = coalesce(revoked_at, now())
+        UPDATE api_keys SET revoked_at = coalesce(revoked_at, ${new Date().toISOString()}::timestamptz)
         WHERE company_id = ${companyId} AND (id = ${idOrPrefix} OR prefix = ${idOrPrefix})
         RETURNING ${KEY_COLUMNS}`);
       if (!rows[0]) throw notFound(`company ${companyId} has no key "${idOrPrefix}"`);

@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
+import { isCitus } from '../../src/db/cross-company.js';
 import { useTestApp } from '../helpers/app.js';
 import { BASE, count, fetchJson, get, listeningUrl, orderBody, post, shop, stockRow, uid } from '../helpers/orders.js';
 
@@ -91,12 +92,14 @@ describe("a staff draft's external_reference sent to POST /orders", () => {
           [s.companyId, `ord_${uid()}`, `ORD-DRAFT-${uid()}`, ref, customer.id],
         );
       };
+      // On Citus the POST waits on a worker node, behind the coordinator: citus_lock_waits shows it there.
+      const blocked = (await isCitus(ctx.db))
+        ? sql`SELECT count(*)::int AS n FROM citus_lock_waits WHERE blocked_statement LIKE '%place_order%'`
+        : sql`SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%place_order%' AND datname = current_database()`;
       const waitForBlockedPost = async () => {
         for (let i = 0; i < 300; i++) {
           // Polled on the app's pool: inside the staff transaction pg_stat_activity would be a stale snapshot.
-          const [r] = await ctx.db.query<{ n: number }>(
-            sql`SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%place_order%' AND datname = current_database()`,
-          );
+          const [r] = await ctx.db.query<{ n: number }>(blocked);
           if (r.n > 0) return;
           await new Promise((r) => setTimeout(r, 10));
         }

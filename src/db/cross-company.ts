@@ -1,0 +1,55 @@
+import { sql, type SQL } from 'drizzle-orm';
+import type { Db } from './client.js';
+
+/**
+ * Every statement that reads across companies, by name (issue 21). Under Citus (tables distributed by
+ * company_id) each of these touches every shard; every other statement of the service names one company and
+ * runs on that company's shard alone (a router statement). They are few, cheap and off the request path: none
+ * of them serves an API request of a tenant. A test run on Citus sets citus.multi_task_query_log_level to
+ * 'error', so a statement that crosses companies without going through crossCompany() below fails.
+ */
+export const CROSS_COMPANY_QUERIES = {
+  /** Courier worker poll: up to n companies with a due pending booking job (no row lock; the claim is per company). */
+  'worker.due-companies': 'courier worker: companies with a due pending booking job',
+  /** Admin `jobs list` without --company: the latest jobs of every company. */
+  'admin.jobs-list': 'admin jobs list across companies',
+  /** Admin `jobs retry <job id>`: the company of a job named by id alone. */
+  'admin.job-company': 'admin jobs retry: the company of a job id',
+  /** Admin `orders attention` without --company: held courier updates and failed bookings of every company. */
+  'admin.attention': 'admin orders attention across companies',
+} as const;
+
+export type CrossCompanyQuery = keyof typeof CROSS_COMPANY_QUERIES;
+
+const citusByDb = new WeakMap<Db, Promise<boolean>>();
+
+/** Whether this database is a Citus coordinator (the extension is installed); false on PGlite and plain PostgreSQL. */
+export function isCitus(db: Db): Promise<boolean> {
+  if (db.kind === 'pglite') return Promise.resolve(false);
+  let known = citusByDb.get(db);
+  if (!known) {
+    known = db.query<{ citus: boolean }>(sql`SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'citus') AS citus`).then((r) => r[0]?.citus === true);
+    known.catch(() => citusByDb.delete(db));
+    citusByDb.set(db, known);
+  }
+  return known;
+}
+
+/**
+ * Runs one of the named cross-company reads. On plain PostgreSQL and PGlite it is the query itself (tagged with
+ * its name in a comment, seen in pg_stat_statements and logs). On Citus it runs in a transaction with
+ * citus.multi_task_query_log_level 'off' for that statement alone, so a guard that makes unnamed multi-shard
+ * statements fail lets this one through. Pass a transaction's Db to run it inside that transaction.
+ */
+export async function crossCompany<T>(db: Db, name: CrossCompanyQuery, query: SQL): Promise<T[]> {
+  const tagged = sql`/* cross-company: ${sql.raw(name)} */ ${query}`;
+  if (!(await isCitus(db))) return db.query<T>(tagged);
+  return db.tx(async (tx) => {
+    const [prev] = await tx.query<{ level: string }>(
+      sql`SELECT current_setting('citus.multi_task_query_log_level') AS level, set_config('citus.multi_task_query_log_level', 'off', true)`,
+    );
+    const rows = await tx.query<T>(tagged);
+    await tx.query(sql`SELECT set_config('citus.multi_task_query_log_level', ${prev.level}, true)`);
+    return rows;
+  });
+}
