@@ -19,6 +19,7 @@ import { migrate } from '../src/db/migrate.js';
 import { generateCatalogue } from '../src/catalogue/catalogue.generate.js';
 import { configSchema } from '../src/config.js';
 import { createServices } from '../src/services.js';
+import { citusWorkers, createCitusDatabase, dropCitusDatabase } from '../test/helpers/citus.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -37,6 +38,8 @@ const LARGE = args.quick ? 20_000 : 100_000;
 const PAST_ORDERS = args.quick ? 2_000 : 20_000;
 const SERVER_URL = process.env.BENCH_DATABASE_URL ?? process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const DB_NAME = 'commerce_bench';
+/** BENCH_CITUS=1: BENCH_DATABASE_URL is a Citus coordinator; the database is made on every node and distributed. */
+const CITUS = process.env.BENCH_CITUS === '1';
 
 const log = (msg: string) => process.stderr.write(`[bench] ${msg}\n`);
 const progress = (label: string) => (done: number, total: number) => process.stderr.write(`\r[bench] ${label}: ${done}/${total}${done >= total ? '\n' : ''}`);
@@ -56,11 +59,18 @@ interface Fixture {
 // ---------------------------------------------------------------- data
 
 async function setUp(): Promise<Fixture> {
-  const admin = new pg.Client({ connectionString: SERVER_URL });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS ${DB_NAME} WITH (FORCE)`);
-  await admin.query(`CREATE DATABASE ${DB_NAME}`);
-  await admin.end();
+  if (CITUS) {
+    // No template and no plain CREATE DATABASE on Citus: every node, the extension, then migrate() distributes.
+    const workers = await citusWorkers(SERVER_URL);
+    await dropCitusDatabase(SERVER_URL, DB_NAME, workers);
+    await createCitusDatabase(SERVER_URL, DB_NAME, workers);
+  } else {
+    const admin = new pg.Client({ connectionString: SERVER_URL });
+    await admin.connect();
+    await admin.query(`DROP DATABASE IF EXISTS ${DB_NAME} WITH (FORCE)`);
+    await admin.query(`CREATE DATABASE ${DB_NAME}`);
+    await admin.end();
+  }
 
   const db = createPgDatabase({ url: BENCH_URL, poolMax: 10, statementTimeoutMs: 600_000, connectTimeoutMs: 10_000 });
   try {
@@ -97,15 +107,17 @@ async function setUp(): Promise<Fixture> {
     await Promise.all(Array.from({ length: 8 }, worker));
     report(PAST_ORDERS, PAST_ORDERS);
 
-    // order-mimic tables for pgbench
-    await db.query(
-      sql.raw(`
+    // order-mimic tables for pgbench (not on Citus: mimic_orders has a company_id, and the server's boot would
+    // distribute it, breaking mimic_lines' key; the pgbench baseline is one node's anyway)
+    if (!CITUS)
+      await db.query(
+        sql.raw(`
       CREATE TABLE mimic_stock (id int PRIMARY KEY, on_hand numeric(14,3) NOT NULL, reserved numeric(14,3) NOT NULL DEFAULT 0);
       CREATE TABLE mimic_orders (id bigserial PRIMARY KEY, company_id text NOT NULL, amount numeric(14,2) NOT NULL, created_at timestamptz NOT NULL DEFAULT now());
       CREATE TABLE mimic_lines (order_id bigint NOT NULL REFERENCES mimic_orders (id), variant_id int NOT NULL, quantity numeric(14,3) NOT NULL, unit_price numeric(12,2) NOT NULL);
       INSERT INTO mimic_stock (id, on_hand) SELECT g, 1000000000 FROM generate_series(1, ${SMALL}) g;
       ANALYZE;`),
-    );
+      );
     return { keySmall, keyLarge, skus, hotSku, agedSku, freshSku, orderNumbers };
   } finally {
     await db.close();
@@ -371,7 +383,7 @@ async function main() {
   const hasPgbench = (() => {
     try {
       execFileSync('pgbench', ['--version'], { stdio: 'ignore' });
-      return true;
+      return !CITUS;
     } catch {
       return false;
     }

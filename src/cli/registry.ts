@@ -5,6 +5,7 @@ import { catalogCommands } from './commands/catalog.js';
 import { orderCommands } from './commands/orders.js';
 import { billingCommands } from './commands/billing.js';
 import { courierCommands } from './commands/couriers.js';
+import { dbCommands } from './commands/db.js';
 
 /** Every admin command, group by group, in the order --help lists them. A new group is one line here. */
 export const COMMANDS: CommandGroup = {
@@ -14,4 +15,5 @@ export const COMMANDS: CommandGroup = {
   ...orderCommands,
   ...billingCommands,
   ...courierCommands,
+  ...dbCommands,
 };

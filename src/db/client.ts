@@ -24,6 +24,11 @@ export interface Database extends Db {
   close(): Promise<void>;
   /** Runs SQL text of several statements (migrations) inside one transaction holding `lockKey`. */
   execScriptsLocked(lockKey: number, fn: (exec: (text: string) => Promise<void>, db: Db) => Promise<void>): Promise<void>;
+  /**
+   * Runs `fn` on one connection of its own, without the pool's timeouts, each statement in its own transaction
+   * (distribution on Citus: session advisory lock, statements that must not share a transaction).
+   */
+  session<T>(fn: (db: Db) => Promise<T>): Promise<T>;
 }
 
 const dialect = new PgDialect();
@@ -140,15 +145,28 @@ export function createPgDatabase(opts: PgOptions): Database {
     async close() {
       await pool.end();
     },
+    async session(fn) {
+      const client = new pg.Client({ connectionString: opts.url, connectionTimeoutMillis: opts.connectTimeoutMs, application_name: 'commerce-api-migrate' });
+      await client.connect();
+      try {
+        await client.query('SET statement_timeout = 0');
+        const db: Db = { kind: 'pg', query: pgRunner(client), tx: (inner) => inner(db) };
+        return await fn(db);
+      } finally {
+        await client.end().catch(() => {});
+      }
+    },
     async execScriptsLocked(lockKey, fn) {
       // A connection of its own without the pool's timeouts: a migration backfilling a large table may take
       // minutes, and a client-side query_timeout would abandon it half-way (the transaction then rolls back).
       const client = new pg.Client({ connectionString: opts.url, connectionTimeoutMillis: opts.connectTimeoutMs, application_name: 'commerce-api-migrate' });
       await client.connect();
       try {
+        // A session lock taken before BEGIN: a transaction left open while waiting would hold the catalogue locks
+        // Citus takes per statement, and block the DDL of the instance that is migrating.
+        await waitForLock(client, `pg_try_advisory_lock(${Number(lockKey)})`);
         await client.query('BEGIN');
         await client.query('SET LOCAL statement_timeout = 0');
-        await client.query(`SELECT pg_advisory_xact_lock(${Number(lockKey)})`);
         const tx: Db = { kind: 'pg', query: pgRunner(client), tx: (inner) => inner(tx) };
         await fn(async (text) => {
           await client.query(text);
@@ -158,10 +176,23 @@ export function createPgDatabase(opts: PgOptions): Database {
         await client.query('ROLLBACK').catch(() => {});
         throw err;
       } finally {
-        await client.end().catch(() => {});
+        await client.end().catch(() => {}); // ends the session, and its advisory lock with it
       }
     },
   };
+}
+
+/**
+ * Takes an advisory lock by trying until it is free rather than by waiting in the lock manager: on Citus, a
+ * backend waiting for a local lock held by a transaction that is running DDL on the workers is taken for a
+ * distributed deadlock and cancelled (two instances migrating together). `tryLock` is a pg_try_advisory_* call.
+ */
+export async function waitForLock(client: Pick<pg.Client, 'query'>, tryLock: string): Promise<void> {
+  for (let wait = 20; ; wait = Math.min(wait * 2, 500)) {
+    const res = await client.query<{ ok: boolean }>(`SELECT ${tryLock} AS ok`);
+    if (res.rows[0]?.ok) return;
+    await new Promise((r) => setTimeout(r, wait));
+  }
 }
 
 /**
@@ -236,6 +267,11 @@ export async function createPgliteDatabase(dataDir: string | undefined): Promise
         } finally {
           release();
         }
+      },
+      async session(fn) {
+        // One connection already, and our lock file.
+        const db: Db = { kind: 'pglite', query: pgliteRunner(client), tx: (inner) => inner(db) };
+        return fn(db);
       },
       async execScriptsLocked(_lockKey, fn) {
         // One connection and our lock file: nobody else can be migrating this folder.

@@ -3,18 +3,28 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'drizzle-orm';
 import type { Database } from './client.js';
+import { distribute, hasCitus, SCHEMA_LOCK } from './distribute.js';
+import { splitSql } from './split-sql.js';
 import type { schemaMigrations } from './schema/index.js';
 
 export const MIGRATIONS_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'migrations');
-const MIGRATION_LOCK = 72_611_001; // advisory lock key: instances starting together migrate one at a time
 
-/** Applies pending `migrations/NNNN_name.sql` files in order, in one transaction, under an advisory lock. */
+/**
+ * Applies pending `migrations/NNNN_name.sql` files in order, in one transaction, under an advisory lock; then, where
+ * the `citus` extension is present, distributes what is not distributed yet (`distribute.ts`, the same lock key, so
+ * instances starting together take turns). Without Citus that second step is one catalogue lookup.
+ */
 export async function migrate(db: Database, dir: string = MIGRATIONS_DIR, log?: (msg: string) => void): Promise<string[]> {
   const files = readdirSync(dir)
     .filter((f) => /^\d{4}_[\w-]+\.sql$/.test(f))
     .sort();
   const applied: string[] = [];
-  await db.execScriptsLocked(MIGRATION_LOCK, async (exec, tx) => {
+  await db.execScriptsLocked(SCHEMA_LOCK, async (exec, tx) => {
+    if (await hasCitus(tx)) {
+      // DDL on distributed tables fans out to every shard: sequential, so a later statement of the same migration
+      // may still touch a reference table; and exempt from the tests' cross-company guard (docs/scaling.md).
+      await exec("SET LOCAL citus.multi_shard_modify_mode = 'sequential'; SET LOCAL citus.multi_task_query_log_level = off");
+    }
     await exec('CREATE TABLE IF NOT EXISTS schema_migrations (version text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())');
     const done = new Set(
       (await tx.query<Pick<typeof schemaMigrations.$inferSelect, 'version'>>(sql`SELECT version FROM schema_migrations`)).map((r) => r.version),
@@ -22,10 +32,14 @@ export async function migrate(db: Database, dir: string = MIGRATIONS_DIR, log?: 
     for (const file of files) {
       if (done.has(file)) continue;
       log?.(`applying migration ${file}`);
-      await exec(readFileSync(join(dir, file), 'utf8'));
+      for (const statement of splitSql(readFileSync(join(dir, file), 'utf8'))) await exec(statement); // one by one: see split-sql.ts
       await tx.query(sql`INSERT INTO schema_migrations (version) VALUES (${file})`);
       applied.push(file);
     }
   });
+  const spread = await distribute(db);
+  if (spread.reference.length || spread.distributed.length) {
+    log?.(`citus: ${spread.reference.length} reference table(s), ${spread.distributed.length} distributed table(s) by company_id`);
+  }
   return applied;
 }

@@ -1,14 +1,13 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
 import { sql } from 'drizzle-orm';
-import pg from 'pg';
-import { describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { createPgDatabase, createPgliteDatabase } from '../../src/db/client.js';
+import { distribute } from '../../src/db/distribute.js';
 import { migrate } from '../../src/db/migrate.js';
-import { withDatabase } from '../helpers/global-setup.js';
+import { createEmptyDatabase, onCitus } from '../helpers/db.js';
 
 describe('configuration', () => {
   it('has defaults for everything', () => {
@@ -34,14 +33,11 @@ describe('configuration', () => {
 });
 
 describe('migrations', () => {
-  it('apply once when two instances start together (advisory lock)', async (t) => {
-    const testDb = inject('testDb');
-    if (!testDb) return t.skip();
-    const name = `commerce_t_${Math.floor(Date.now() / 1000)}_${randomBytes(4).toString('hex')}`;
-    const admin = new pg.Client({ connectionString: testDb.serverUrl });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE "${name}"`);
-    const opts = { url: withDatabase(testDb.serverUrl, name), poolMax: 2, statementTimeoutMs: 30_000, connectTimeoutMs: 5_000 };
+  // On Citus the database has the extension on every node, and each instance also distributes under the same lock.
+  it('apply once when two instances start together (advisory lock)', { timeout: 120_000 }, async (t) => {
+    const empty = await createEmptyDatabase();
+    if (!empty) return t.skip('PGlite: one process per data folder, no second instance to race');
+    const opts = { url: empty.url, poolMax: 2, statementTimeoutMs: 30_000, connectTimeoutMs: 5_000 };
     const [a, b] = [createPgDatabase(opts), createPgDatabase(opts)];
     try {
       const [ra, rb] = await Promise.all([migrate(a), migrate(b)]);
@@ -50,24 +46,25 @@ describe('migrations', () => {
       const rows = await a.query<{ version: string }>(sql`SELECT version FROM schema_migrations ORDER BY version`);
       expect(rows.map((r) => r.version)).toEqual([...ra, ...rb].sort());
       expect(await migrate(a)).toEqual([]);
+      if (onCitus()) {
+        // Distributed exactly once: every tenant table in pg_dist_partition, and a third run has nothing to do.
+        const [{ n }] = await a.query<{ n: number }>(sql`SELECT count(*)::int AS n FROM pg_dist_partition WHERE partmethod = 'h'`);
+        expect(n).toBeGreaterThanOrEqual(19);
+        expect((await distribute(a)).statements).toEqual([]);
+      }
     } finally {
       await a.close();
       await b.close();
-      await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-      await admin.end();
+      await empty.drop();
     }
   });
 
   it("give a long migration the time it needs, whatever the pool's statement timeout", async (t) => {
-    const testDb = inject('testDb');
-    if (!testDb) return t.skip();
-    const name = `commerce_t_${Math.floor(Date.now() / 1000)}_${randomBytes(4).toString('hex')}`;
-    const admin = new pg.Client({ connectionString: testDb.serverUrl });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE "${name}"`);
+    const empty = await createEmptyDatabase();
+    if (!empty) return t.skip('PGlite: no statement timeout to outlast');
     const dir = mkdtempSync(join(tmpdir(), 'mig-'));
     writeFileSync(join(dir, '0001_slow.sql'), 'CREATE TABLE slow (id int); SELECT pg_sleep(1.5);');
-    const db = createPgDatabase({ url: withDatabase(testDb.serverUrl, name), poolMax: 2, statementTimeoutMs: 200, connectTimeoutMs: 5_000 });
+    const db = createPgDatabase({ url: empty.url, poolMax: 2, statementTimeoutMs: 200, connectTimeoutMs: 5_000 });
     try {
       expect(await migrate(db, dir)).toEqual(['0001_slow.sql']);
       // The pool itself keeps its timeout.
@@ -75,8 +72,7 @@ describe('migrations', () => {
     } finally {
       await db.close();
       rmSync(dir, { recursive: true, force: true });
-      await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-      await admin.end();
+      await empty.drop();
     }
   });
 

@@ -5,11 +5,17 @@ import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { createPgDatabase } from '../../src/db/client.js';
 import { migrate, MIGRATIONS_DIR } from '../../src/db/migrate.js';
+import { citusWorkers, dropCitusDatabase, isCitusServer, withDatabase, type CitusNode } from './citus.js';
+
+export { withDatabase };
 
 declare module 'vitest' {
   export interface ProvidedContext {
-    /** Server URL whose database `template` holds a migrated schema; null means embedded PGlite. */
-    testDb: { serverUrl: string; template: string } | null;
+    /**
+     * Server URL whose database `template` holds a migrated schema; null means embedded PGlite. On a Citus
+     * coordinator `citus` lists the workers, and there is no template (each file builds its own database).
+     */
+    testDb: { serverUrl: string; template: string; citus?: { workers: CitusNode[] } } | null;
   }
 }
 
@@ -17,6 +23,8 @@ declare module 'vitest' {
  * Real PostgreSQL for every test file: TEST_DATABASE_URL / DATABASE_URL first, then a testcontainers
  * PostgreSQL where Docker runs, else embedded PGlite. A migrated template database is built once; each
  * test file clones it (CREATE DATABASE … TEMPLATE), so files run in parallel without sharing data.
+ * On a Citus coordinator (test/helpers/citus.ts) templates cannot be propagated: no template is built, and each
+ * file creates, migrates and distributes its own database on every node.
  */
 export default async function setup(project: TestProject) {
   let stopContainer: (() => Promise<unknown>) | undefined;
@@ -32,6 +40,17 @@ export default async function setup(project: TestProject) {
       project.provide('testDb', null);
       return;
     }
+  }
+
+  if (await isCitusServer(serverUrl)) {
+    const workers = await citusWorkers(serverUrl);
+    if (!workers.length) throw new Error(`[tests] ${serverUrl} is a Citus coordinator without active workers`);
+    console.warn(`[tests] Citus coordinator with ${workers.length} worker(s): each test file gets its own distributed database`);
+    await dropStale(serverUrl, (name) => dropCitusDatabase(serverUrl, name, workers));
+    project.provide('testDb', { serverUrl, template: '', citus: { workers } });
+    return async () => {
+      await stopContainer?.();
+    };
   }
 
   const migrationsHash = createHash('sha256');
@@ -54,23 +73,30 @@ export default async function setup(project: TestProject) {
         await admin.query(`DROP DATABASE IF EXISTS "${building}"`); // another run built it meanwhile
       }
     }
-    // Leftovers of runs killed before their teardown: test databases are named commerce_t_<epoch s>_<rand>.
-    const stale = await admin.query(String.raw`SELECT datname FROM pg_database WHERE datname ~ '^commerce_t_\d+_'`);
-    const hourAgo = Date.now() / 1000 - 3600;
-    for (const { datname } of stale.rows) {
-      if (Number(datname.split('_')[2]) < hourAgo) await admin.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`).catch(() => {});
-    }
   } finally {
     await admin.end();
   }
+  await dropStale(serverUrl, async (name) => {
+    const c = new pg.Client({ connectionString: serverUrl });
+    await c.connect();
+    await c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).finally(() => c.end());
+  });
   project.provide('testDb', { serverUrl, template });
   return async () => {
     await stopContainer?.();
   };
 }
 
-export function withDatabase(url: string, database: string): string {
-  const u = new URL(url);
-  u.pathname = `/${database}`;
-  return u.toString();
+/** Leftovers of runs killed before their teardown: test databases are named commerce_t_<epoch s>_<rand>. */
+async function dropStale(serverUrl: string, drop: (name: string) => Promise<void>): Promise<void> {
+  const admin = new pg.Client({ connectionString: serverUrl });
+  await admin.connect();
+  let stale: string[];
+  try {
+    stale = (await admin.query<{ datname: string }>(String.raw`SELECT datname FROM pg_database WHERE datname ~ '^commerce_t_\d+_'`)).rows.map((r) => r.datname);
+  } finally {
+    await admin.end();
+  }
+  const hourAgo = Date.now() / 1000 - 3600;
+  for (const name of stale) if (Number(name.split('_')[2]) < hourAgo) await drop(name).catch(() => {});
 }

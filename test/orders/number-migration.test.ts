@@ -38,13 +38,16 @@ async function emptyDatabase(kind: 'pglite' | 'pg'): Promise<{ db: Database; dro
 }
 
 const kinds: ('pglite' | 'pg')[] = inject('testDb') ? ['pglite', 'pg'] : ['pglite'];
+const ON_CITUS =
+  'on Citus: replays migrations up to 0008, whose catalogue triggers Citus cannot distribute; the 0009 upgrade was done before any database was distributed (PGlite still runs it)';
 
 describe.each(kinds)('migration 0009 on %s: orders placed with the global sequence keep their numbers', (kind) => {
   // PGlite's first open (initdb, 2-17 s here) plus every migration, on shared cores: a hang guard, not a speed check.
   it(
     "each company's new numbers continue above its own highest existing number; a company without orders starts at ORD-100001",
     { timeout: 120_000 },
-    async () => {
+    async (t) => {
+      if (kind === 'pg' && inject('testDb')?.citus) return t.skip(ON_CITUS);
       const before = mkdtempSync(join(tmpdir(), 'migrations-0008-'));
       for (const f of readdirSync(MIGRATIONS_DIR).filter((f) => /^\d{4}_/.test(f) && f < '0009')) copyFileSync(join(MIGRATIONS_DIR, f), join(before, f));
       const { db, drop } = await emptyDatabase(kind);
