@@ -39,9 +39,9 @@ function filterSql(companyId: string, f: PageFilter): { where: SQL; shape: strin
     // (0.7 s on 50 products, past the statement timeout under order traffic); this shape takes 2 ms there.
     parts.push(sql`coalesce((
       SELECT bool_or((SELECT stock_available(sl.on_hand, sl.reserved) > 0 FROM stock_levels sl
-                      WHERE sl.company_id = sv.company_id AND sl.variant_id = sv.id
+                      WHERE sl.company_id = ${companyId} AND sl.variant_id = sv.id
                         AND sl.location_id = (SELECT loc.id FROM stock_locations loc WHERE loc.company_id = ${companyId} AND loc.ships_orders AND loc.active)))
-      FROM variants sv WHERE sv.company_id = p.company_id AND sv.product_id = p.id AND sv.active), false)`);
+      FROM variants sv WHERE sv.company_id = ${companyId} AND sv.product_id = p.id AND sv.active), false)`);
   }
   // The statement's text depends only on this shape, so it can be a named prepared statement.
   const shape = `w${f.words.length}${f.categoryIds ? 'c' : ''}${f.brandIds ? 'b' : ''}${f.inStock ? 'i' : ''}`;
@@ -128,12 +128,12 @@ function productSelect(companyId: string, extra: SQL = sql``): SQL {
           va.variants, va.available, va.available_total, va.in_stock, va.price_min, va.price_max,
           (SELECT coalesce(json_agg(json_build_object('path', ph.path, 'alt', ph.alt, 'variant_id', ph.variant_id) ORDER BY ph.position, ph.id), '[]'::json)
            FROM product_photos ph
-           LEFT JOIN variants pv ON pv.company_id = ph.company_id AND pv.id = ph.variant_id
-           WHERE ph.company_id = p.company_id AND ph.product_id = p.id AND (ph.variant_id IS NULL OR pv.active)) AS photos
+           LEFT JOIN variants pv ON pv.company_id = ${companyId} AND pv.id = ph.variant_id
+           WHERE ph.company_id = ${companyId} AND ph.product_id = p.id AND (ph.variant_id IS NULL OR pv.active)) AS photos
         FROM products p
-        LEFT JOIN categories c ON c.company_id = p.company_id AND c.id = p.category_id
-        LEFT JOIN categories pc ON pc.company_id = c.company_id AND pc.id = c.parent_id
-        LEFT JOIN brands b ON b.company_id = p.company_id AND b.id = p.brand_id
+        LEFT JOIN categories c ON c.company_id = ${companyId} AND c.id = p.category_id
+        LEFT JOIN categories pc ON pc.company_id = ${companyId} AND pc.id = c.parent_id
+        LEFT JOIN brands b ON b.company_id = ${companyId} AND b.id = p.brand_id
         CROSS JOIN LATERAL (
           -- Availability in exact numeric arithmetic: per variant, ship-from and all active locations, never
           -- negative; the product's figures sum its active variants. Text keeps the scale ("12.000", "899.00").
@@ -158,7 +158,7 @@ function productSelect(companyId: string, extra: SQL = sql``): SQL {
               JOIN stock_locations loc ON loc.company_id = sl.company_id AND loc.id = sl.location_id AND loc.active
               WHERE sl.company_id = ${companyId}
             ) st ON st.variant_id = vv.id
-            WHERE vv.company_id = p.company_id AND vv.product_id = p.id AND vv.active
+            WHERE vv.company_id = ${companyId} AND vv.product_id = p.id AND vv.active
             GROUP BY vv.id, vv.sku, vv.barcode, vv.name, vv.attributes, vv.position, vv.selling_price, vv.mrp
           ) v
         ) va`;
