@@ -38,18 +38,16 @@ export function isCitus(db: Db): Promise<boolean> {
 /**
  * Runs one of the named cross-company reads. On plain PostgreSQL and PGlite it is the query itself (tagged with
  * its name in a comment, seen in pg_stat_statements and logs). On Citus it runs in a transaction with
- * citus.multi_task_query_log_level 'off' for that statement alone, so a guard that makes unnamed multi-shard
- * statements fail lets this one through. Pass a transaction's Db to run it inside that transaction.
+ * citus.multi_task_query_log_level 'off' for that transaction, so a guard that makes unnamed multi-shard
+ * statements fail lets this one through. Call it with the pool, not inside another transaction: there the guard
+ * would stay off until that transaction ends (every caller today is a worker poll or an admin listing).
  */
 export async function crossCompany<T>(db: Db, name: CrossCompanyQuery, query: SQL): Promise<T[]> {
   const tagged = sql`/* cross-company: ${sql.raw(name)} */ ${query}`;
   if (!(await isCitus(db))) return db.query<T>(tagged);
+  // set_config(…, true) lasts until the end of this transaction: nothing to restore.
   return db.tx(async (tx) => {
-    const [prev] = await tx.query<{ level: string }>(
-      sql`SELECT current_setting('citus.multi_task_query_log_level') AS level, set_config('citus.multi_task_query_log_level', 'off', true)`,
-    );
-    const rows = await tx.query<T>(tagged);
-    await tx.query(sql`SELECT set_config('citus.multi_task_query_log_level', ${prev.level}, true)`);
-    return rows;
+    await tx.query(sql`SELECT set_config('citus.multi_task_query_log_level', 'off', true)`);
+    return tx.query<T>(tagged);
   });
 }

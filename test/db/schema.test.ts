@@ -152,4 +152,13 @@ describe('the schema declared in TypeScript matches the migrated database', () =
     }
     expect(inTs).toEqual(inDb);
   });
+
+  it('plans every PL/pgSQL function statement with its arguments (force_custom_plan), so Citus routes each to one company', async () => {
+    const rows = await t.db.query<{ fn: string; config: string[] | null }>(sql`
+      SELECT p.oid::regprocedure::text AS fn, p.proconfig AS config
+      FROM pg_proc p JOIN pg_language l ON l.oid = p.prolang JOIN pg_namespace n ON n.oid = p.pronamespace
+      WHERE n.nspname = 'public' AND l.lanname = 'plpgsql' ORDER BY 1`);
+    expect(rows.map((r) => r.fn)).toContain('place_order(text,jsonb)');
+    expect(rows.filter((r) => !(r.config ?? []).includes('plan_cache_mode=force_custom_plan')).map((r) => r.fn)).toEqual([]);
+  });
 });

@@ -66,8 +66,8 @@ export async function stockRow(ctx: TestApp, companyId: string, variantId: strin
   const [row] = await ctx.db.query<{ on_hand: string; reserved: string; open: string }>(sql`
     SELECT s.on_hand, s.reserved,
       (SELECT coalesce(sum(quantity), 0) FROM stock_reservations r
-        WHERE r.company_id = s.company_id AND r.variant_id = s.variant_id AND r.location_id = s.location_id AND r.status = 'open') AS open
-    FROM stock_levels s JOIN stock_locations l ON l.company_id = s.company_id AND l.id = s.location_id AND l.ships_orders
+        WHERE r.company_id = ${companyId} AND r.variant_id = s.variant_id AND r.location_id = s.location_id AND r.status = 'open') AS open
+    FROM stock_levels s JOIN stock_locations l ON l.company_id = ${companyId} AND l.id = s.location_id AND l.ships_orders
     WHERE s.company_id = ${companyId} AND s.variant_id = ${variantId}`);
   return row;
 }
