@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { foreignKey, index, integer, numeric, pgTable, primaryKey, text, unique, uniqueIndex } from 'drizzle-orm/pg-core';
+import { foreignKey, index, integer, jsonb, numeric, pgTable, primaryKey, text, unique, uniqueIndex } from 'drizzle-orm/pg-core';
 import { timestamptz } from './columns.js';
 import { companies } from './companies.js';
 import { orders } from './orders.js';
@@ -129,12 +129,67 @@ export const invoices = pgTable(
     issued_at: timestamptz().notNull(),
     due_at: timestamptz().notNull(),
     created_at: timestamptz().notNull().defaultNow(),
+    // the invoice as issued (0016); null for invoices issued before it. Shape: fulfilment/invoice-document.ts
+    document: jsonb(),
   },
   (t) => [
     primaryKey({ columns: [t.company_id, t.id] }),
     unique().on(t.company_id, t.order_id),
     unique().on(t.company_id, t.invoice_number),
     foreignKey({ columns: [t.company_id, t.order_id], foreignColumns: [orders.company_id, orders.id] }),
+  ],
+);
+
+/** The seller's tax profile, one per company: what its invoices say about the seller (0016). */
+export const taxProfiles = pgTable('tax_profiles', {
+  company_id: text()
+    .primaryKey()
+    .references(() => companies.id),
+  legal_name: text().notNull(),
+  trade_name: text(),
+  // null: an unregistered supplier (no GST charged, no tax split)
+  gstin: text(),
+  address_line1: text().notNull(),
+  address_line2: text(),
+  city: text().notNull(),
+  state: text().notNull(),
+  pincode: text().notNull(),
+  invoice_prefix: text().notNull().default('INV'),
+  updated_at: timestamptz().notNull().defaultNow(),
+});
+
+/** One counter row per (company, financial year) for credit notes, like invoice_counters (0016). */
+export const creditNoteCounters = pgTable(
+  'credit_note_counters',
+  {
+    company_id: text()
+      .notNull()
+      .references(() => companies.id),
+    financial_year: text().notNull(),
+    last_number: integer().notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.company_id, t.financial_year] })],
+);
+
+/** A credit note reverses an invoice whole when its order is cancelled or returned; one per invoice (0016). */
+export const creditNotes = pgTable(
+  'credit_notes',
+  {
+    company_id: text().notNull(),
+    id: text().notNull(),
+    invoice_id: text().notNull(),
+    credit_note_number: text().notNull(),
+    financial_year: text().notNull(),
+    reason: text({ enum: ['cancelled', 'returned'] }).notNull(),
+    total: numeric({ precision: 14, scale: 2 }).notNull(),
+    issued_at: timestamptz().notNull(),
+    created_at: timestamptz().notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.company_id, t.id] }),
+    unique().on(t.company_id, t.invoice_id),
+    unique().on(t.company_id, t.credit_note_number),
+    foreignKey({ columns: [t.company_id, t.invoice_id], foreignColumns: [invoices.company_id, invoices.id] }),
   ],
 );
 
@@ -199,4 +254,6 @@ export type ShipmentRow = typeof shipments.$inferSelect;
 export type ShipmentEventRow = typeof shipmentEvents.$inferSelect;
 export type InvoiceRow = typeof invoices.$inferSelect;
 export type PaymentRow = typeof payments.$inferSelect;
+export type TaxProfileRow = typeof taxProfiles.$inferSelect;
+export type CreditNoteRow = typeof creditNotes.$inferSelect;
 export type CourierHoldRow = typeof courierHolds.$inferSelect;
