@@ -56,6 +56,13 @@ export const configSchema = z.object({
   COURIER_CALLBACK_TOLERANCE_S: z.coerce.number().int().min(1).max(3600).default(300),
   COURIER_CALLBACK_RATE_LIMIT: z.coerce.number().int().min(1).default(600),
   INVOICE_DUE_DAYS: z.coerce.number().int().min(0).max(365).default(15),
+  // How long a signed invoice link stays valid (a customer opens it from a chat, often later than a photo link).
+  INVOICE_LINK_TTL_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(60)
+    .max(30 * 86400)
+    .default(86400),
 });
 
 export type Config = z.infer<typeof configSchema>;

@@ -1,6 +1,7 @@
 import type { Config } from './config.js';
 import type { Db } from './db/index.js';
 import { createCompanyService } from './companies/companies.service.js';
+import { createTaxProfileService } from './companies/tax-profile.service.js';
 import { createKeyService } from './keys/keys.service.js';
 import { createOrderService } from './orders/orders.service.js';
 import { createCustomerService } from './customers/customers.service.js';
@@ -10,12 +11,14 @@ import { createFulfilmentService } from './fulfilment/fulfilment.service.js';
 
 /** Every service, built once per process from its narrow dependencies; REST and MCP call the same ones. */
 export function createServices({ db, config }: { db: Db; config: Config }) {
+  const catalogue = createCatalogueServices({ db, config });
   return {
     companies: createCompanyService({ db }),
+    taxProfiles: createTaxProfileService({ db }),
     keys: createKeyService({ db }),
-    orders: createOrderService({ db }),
+    orders: createOrderService({ db, media: catalogue.media }),
     customers: createCustomerService({ db }),
-    ...createCatalogueServices({ db, config }),
+    ...catalogue,
     items: createItemService({ db }),
     fulfilment: createFulfilmentService({ db, config }),
   };

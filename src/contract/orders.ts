@@ -214,11 +214,23 @@ export const shipmentSchema = z.object({
   delivered_at: z.string().nullable(),
 });
 
+export const creditNoteSchema = z.object({
+  credit_note_number: z.string(),
+  reason: z.string().describe('`cancelled` or `returned`: why the invoice was reversed'),
+  total: z.string(),
+  issued_at: z.string(),
+  url: z.string().describe('signed link to the credit note as a PDF, valid for a limited time (24 hours by default); fetch it when needed'),
+});
+
 export const invoiceSchema = z.object({
   invoice_number: z.string(),
   payment_status: z.string(),
   total: z.string(),
   amount_due: z.string(),
+  url: z.string().describe('signed link to the GST invoice as a PDF, valid for a limited time (24 hours by default); fetch it when needed, do not store it'),
+  credit_note: creditNoteSchema
+    .nullable()
+    .describe('the credit note reversing this invoice when the order was cancelled or returned after invoicing; nothing is then owed on it'),
 });
 
 /** Response of order lookup. */

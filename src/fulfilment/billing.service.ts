@@ -1,11 +1,22 @@
 import { sql } from 'drizzle-orm';
 import type { Config } from '../config.js';
 import type { Db } from '../db/index.js';
-import { columnList, invoices, type invoiceCounters, type InvoiceRow, type PaymentRow } from '../db/schema/index.js';
+import {
+  columnList,
+  creditNotes,
+  invoices,
+  type creditNoteCounters,
+  type CreditNoteRow,
+  type invoiceCounters,
+  type InvoiceRow,
+  type PaymentRow,
+} from '../db/schema/index.js';
+import { findTaxProfile } from '../companies/tax-profile.service.js';
 import { AppError, validationError } from '../contract/errors.js';
 import { newId } from '../lib/ids.js';
 import { Decimal, money } from '../lib/money.js';
 import { lockOrder } from './fulfilment.queries.js';
+import { buildInvoiceDocument } from './invoice-document.js';
 import type { OrderViews } from './order-view.js';
 
 /** Billing: invoices (GST series per financial year) and payments. The *Tx functions run inside a caller's transaction. */
@@ -19,7 +30,22 @@ export function financialYear(at: Date): string {
   return `${start}-${String((start + 1) % 100).padStart(2, '0')}`;
 }
 
-export const formatInvoiceNumber = (fy: string, n: number) => `INV/${fy}/${String(n).padStart(6, '0')}`;
+/** GST caps an invoice (or credit note) number at 16 characters. */
+export const MAX_DOCUMENT_NUMBER_LENGTH = 16;
+
+/**
+ * `INV/26-27/000001`: the series prefix, the financial year in two-digit years and the serial (at least six digits).
+ * Invoices issued before 0016 keep their `INV/2026-27/000001` numbers; the serial carries on from the same counter.
+ */
+export function formatDocumentNumber(prefix: string, fy: string, n: number): string {
+  const number = `${prefix}/${fy.slice(2)}/${String(n).padStart(6, '0')}`;
+  if (number.length > MAX_DOCUMENT_NUMBER_LENGTH)
+    throw new AppError('unprocessable', `the ${prefix} series of ${fy} is full: ${number} would be over ${MAX_DOCUMENT_NUMBER_LENGTH} characters`);
+  return number;
+}
+
+/** Credit notes' own series. */
+export const CREDIT_NOTE_PREFIX = 'CN';
 
 const INVOICE_FIELDS = ['id', 'invoice_number', 'total', 'amount_paid', 'issued_at', 'due_at'] as const;
 /** The invoice columns billing and the staff view read. */
@@ -51,6 +77,10 @@ export async function issueInvoiceTx(
   const existing = await findInvoice(tx, companyId, order.id, true);
   if (existing) return existing;
   const fy = financialYear(now);
+  // Built before the counter is taken: the counter row stays locked only for the insert.
+  const profile = await findTaxProfile(tx, companyId);
+  const document = await buildInvoiceDocument(tx, companyId, order.id, profile);
+  const prefix = profile?.invoice_prefix ?? 'INV';
   const [counter] = await tx.query<Pick<typeof invoiceCounters.$inferSelect, 'last_number'>>(sql`
     INSERT INTO invoice_counters (company_id, financial_year, last_number) VALUES (${companyId}, ${fy}, 1)
     ON CONFLICT (company_id, financial_year) DO UPDATE SET last_number = invoice_counters.last_number + 1
@@ -58,13 +88,43 @@ export async function issueInvoiceTx(
   const id = newId('inv');
   const dueAt = new Date(now.getTime() + dueDays * 24 * 60 * 60 * 1000);
   await tx.query(sql`
-    INSERT INTO invoices (company_id, id, order_id, invoice_number, financial_year, total, issued_at, due_at)
-    VALUES (${companyId}, ${id}, ${order.id}, ${formatInvoiceNumber(fy, Number(counter.last_number))}, ${fy}, ${money(order.amount)}::numeric,
-            ${now.toISOString()}::timestamptz, ${dueAt.toISOString()}::timestamptz)`);
+    INSERT INTO invoices (company_id, id, order_id, invoice_number, financial_year, total, issued_at, due_at, document)
+    VALUES (${companyId}, ${id}, ${order.id}, ${formatDocumentNumber(prefix, fy, Number(counter.last_number))}, ${fy}, ${money(order.amount)}::numeric,
+            ${now.toISOString()}::timestamptz, ${dueAt.toISOString()}::timestamptz, ${JSON.stringify(document)}::jsonb)`);
   if (order.payment === 'prepaid' && new Decimal(order.amount).gt(0)) {
     await recordPaymentTx(tx, companyId, id, new Decimal(order.amount), 'prepaid', order.payment_reference, now);
   }
   return (await findInvoice(tx, companyId, order.id))!;
+}
+
+const CREDIT_NOTE_FIELDS = ['id', 'invoice_id', 'credit_note_number', 'reason', 'total', 'issued_at'] as const;
+export type InvoiceCreditNote = Pick<CreditNoteRow, (typeof CREDIT_NOTE_FIELDS)[number]>;
+const CREDIT_NOTE_COLS = columnList(creditNotes, CREDIT_NOTE_FIELDS);
+
+export async function findCreditNote(db: Db, companyId: string, invoiceId: string): Promise<InvoiceCreditNote | undefined> {
+  const rows = await db.query<InvoiceCreditNote>(
+    sql`SELECT ${CREDIT_NOTE_COLS} FROM credit_notes WHERE company_id = ${companyId} AND invoice_id = ${invoiceId}`,
+  );
+  return rows[0];
+}
+
+/**
+ * A cancelled or returned order that was invoiced gets a credit note reversing the invoice whole, numbered from its
+ * own (company, FY) counter under the same row-lock rule as invoices; inside the caller's transaction, the order row
+ * locked. Nothing happens for an order without an invoice, or one already credited.
+ */
+export async function issueCreditNoteTx(tx: Db, companyId: string, orderId: string, reason: 'cancelled' | 'returned', now: Date): Promise<void> {
+  const invoice = await findInvoice(tx, companyId, orderId, true);
+  if (!invoice || (await findCreditNote(tx, companyId, invoice.id))) return;
+  const fy = financialYear(now);
+  const [counter] = await tx.query<Pick<typeof creditNoteCounters.$inferSelect, 'last_number'>>(sql`
+    INSERT INTO credit_note_counters (company_id, financial_year, last_number) VALUES (${companyId}, ${fy}, 1)
+    ON CONFLICT (company_id, financial_year) DO UPDATE SET last_number = credit_note_counters.last_number + 1
+    RETURNING last_number`);
+  await tx.query(sql`
+    INSERT INTO credit_notes (company_id, id, invoice_id, credit_note_number, financial_year, reason, total, issued_at)
+    VALUES (${companyId}, ${newId('cn')}, ${invoice.id}, ${formatDocumentNumber(CREDIT_NOTE_PREFIX, fy, Number(counter.last_number))}, ${fy}, ${reason},
+            ${money(invoice.total)}::numeric, ${now.toISOString()}::timestamptz)`);
 }
 
 /** Adds a payment (partial allowed) to an invoice under its row lock; more than is owed is refused. */
@@ -159,6 +219,12 @@ export function createBillingService({ db, config, clock, views }: { db: Db; con
         const invoice = await findInvoice(tx, companyId, orderId);
         if (!invoice)
           throw new AppError('validation_failed', `order ${reference} has no invoice yet`, [{ path: 'invoice', message: 'issue the invoice first' }]);
+        const credited = await findCreditNote(tx, companyId, invoice.id);
+        if (credited)
+          throw new AppError(
+            'validation_failed',
+            `invoice ${invoice.invoice_number} was reversed by credit note ${credited.credit_note_number}; nothing is owed on it`,
+          );
         await recordPaymentTx(tx, companyId, invoice.id, amount, 'manual', paymentReference, clock());
       });
       return views.view(companyId, orderId);

@@ -4,6 +4,7 @@ import { orderNumbersFor, type OrderNumbers } from '../orders/order-numbers.js';
 import type { DraftOrderBody } from '../contract/orders.js';
 import { createOrderWriter } from '../orders/order-writer.js';
 import { createBillingService } from './billing.service.js';
+import { createInvoiceFilesService } from './invoice-files.service.js';
 import { createCouriersAdminService } from './couriers-admin.service.js';
 import { createLifecycleService } from './lifecycle.service.js';
 import { createOrderViews } from './order-view.js';
@@ -22,6 +23,7 @@ export function createFulfilmentService({ db, config, clock = () => new Date(), 
   const shipping = createShippingService({ db, config, clock, views, lifecycle });
   const billing = createBillingService({ db, config, clock, views });
   const admin = createCouriersAdminService({ db });
+  const files = createInvoiceFilesService({ db, views });
   return {
     view: lifecycle.view,
     move: lifecycle.move,
@@ -38,6 +40,9 @@ export function createFulfilmentService({ db, config, clock = () => new Date(), 
     resolveHold: shipping.resolveHold.bind(shipping),
     issueInvoice: billing.issueInvoice.bind(billing),
     recordPayment: billing.recordPayment.bind(billing),
+    /** Invoice and credit-note PDFs: by document id (signed links) or by order (staff). */
+    documentPdf: files.byId.bind(files),
+    invoicePdf: files.forOrder.bind(files),
     configureCourier: admin.configureCourier.bind(admin),
     callbackSecret: admin.callbackSecret.bind(admin),
     listJobs: admin.listJobs,

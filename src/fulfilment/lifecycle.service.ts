@@ -5,7 +5,7 @@ import { newId } from '../lib/ids.js';
 import { Decimal } from '../lib/money.js';
 import { companyAutoCourierBooking, findShipFromLocation, insertCourierBookingJob } from '../orders/orders.queries.js';
 import { convertReservations, releaseReservations, reserveStock, returnShippedStock } from '../orders/reservations.js';
-import { issueInvoiceTx } from './billing.service.js';
+import { issueCreditNoteTx, issueInvoiceTx } from './billing.service.js';
 import { findBookingLines, findShipment, lockOrder, recordShipmentStatus, setOrderLocation, setOrderStatus, type LockedOrder } from './fulfilment.queries.js';
 import type { OrderViews } from './order-view.js';
 
@@ -53,10 +53,14 @@ export function createLifecycleService({
       await releaseReservations(tx, { companyId, orderId: order.id });
       const shipment = await findShipment(tx, companyId, order.id, true);
       if (shipment?.status === 'pending') await recordShipmentStatus(tx, companyId, shipment.id, shipment, 'cancelled', 'cli', 'order cancelled', now);
+      await issueCreditNoteTx(tx, companyId, order.id, 'cancelled', now);
     } else if (to === 'shipped') {
       await convertReservations(tx, { companyId, orderId: order.id });
       await issueInvoiceTx(tx, companyId, order, now, config.INVOICE_DUE_DAYS);
-    } else if (to === 'returned') await returnShippedStock(tx, { companyId, orderId: order.id });
+    } else if (to === 'returned') {
+      await returnShippedStock(tx, { companyId, orderId: order.id });
+      await issueCreditNoteTx(tx, companyId, order.id, 'returned', now);
+    }
     await setOrderStatus(tx, companyId, order.id, to);
     order.status = to;
   }

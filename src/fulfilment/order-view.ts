@@ -1,10 +1,10 @@
-import { invoiceOut } from '../contract/invoice-shape.js';
+import { creditNoteOut, invoiceOut } from '../contract/invoice-shape.js';
 import { shipmentOut } from '../contract/order-output.js';
 import { orderStatusLabel } from '../contract/status-labels.js';
 import type { Db } from '../db/index.js';
 import { notFound } from '../contract/errors.js';
 import { money } from '../lib/money.js';
-import { findInvoice } from './billing.service.js';
+import { findCreditNote, findInvoice } from './billing.service.js';
 import { findOrderIdForStaff, findShipment, readOrder } from './fulfilment.queries.js';
 
 /** How staff name an order and what they see after a command; shared by the fulfilment services. */
@@ -21,6 +21,7 @@ export function createOrderViews({ db, clock }: { db: Db; clock: () => Date }) {
     if (!o) throw notFound(`order ${orderId} vanished`);
     const s = await findShipment(db, companyId, orderId);
     const i = await findInvoice(db, companyId, orderId);
+    const cn = i ? await findCreditNote(db, companyId, i.id) : undefined;
     return {
       order_id: o.id,
       order_number: o.order_number,
@@ -30,7 +31,7 @@ export function createOrderViews({ db, clock }: { db: Db; clock: () => Date }) {
       payment: o.payment,
       delivery_address: o.delivery_address,
       shipment: s ? shipmentOut(s) : null,
-      invoice: i ? invoiceOut(i, clock()) : null,
+      invoice: i ? { ...invoiceOut(i, clock(), !!cn), credit_note: cn ? creditNoteOut(cn) : null } : null,
     };
   }
 

@@ -98,13 +98,13 @@ export const TOOLS: ToolDefinition[] = [
     name: 'get_order',
     title: 'Look up an order',
     description:
-      'One order with its items, status (status_label is the status in words to show a customer), shipment tracking and invoice (amount_due is what is still owed). ' +
+      'One order with its items, status (status_label is the status in words to show a customer), shipment tracking and invoice (amount_due is what is still owed; invoice.url is a link to the GST invoice PDF to send the customer when they ask for their invoice). ' +
       'The reference may be the order number (e.g. ORD-100001), the order_id, or the external_reference it was placed with. ' +
       "When answering a customer, ALWAYS pass their phone: the order is then returned only if it is theirs (otherwise not_found), so one customer never sees another's order.",
     input: orderLookupParams.extend(orderLookupQuery.shape),
     output: z.object({ data: orderLookupSchema }),
     annotations: read('Look up an order'),
-    run: async ({ services, tenant }, args) => ({ data: await services.orders.lookup(tenant, args.reference, args.phone) }),
+    run: async ({ services, tenant, origin }, args) => ({ data: await services.orders.lookup(tenant, args.reference, args.phone, origin) }),
   }),
   define({
     name: 'place_order',

@@ -12,6 +12,10 @@ export const LINK_TTL_SECONDS = 600;
 const SECRET_NAME = 'media_signing';
 
 export type PhotoLinker = (path: string) => string;
+/** (company id, invoice or credit note id) -> an absolute signed link to its PDF. */
+export type DocumentLinker = (companyId: string, documentId: string) => string;
+/** What a signed invoice link names: `<company id>/<document id>.pdf`. */
+export const DOCUMENT_PATH = /^(co_[A-Za-z0-9]{1,64})\/((?:inv|cn)_[A-Za-z0-9]{1,64})\.pdf$/;
 
 /** What `origin` reads of a request (a FastifyRequest has it all). */
 export interface OriginRequest {
@@ -33,7 +37,7 @@ export function createMediaService({
   config,
 }: {
   db: Db;
-  config: Pick<Config, 'SIGNING_SECRET' | 'PUBLIC_URL' | 'MEDIA_DIR' | 'TRUST_PROXY' | 'HOST' | 'PORT'>;
+  config: Pick<Config, 'SIGNING_SECRET' | 'PUBLIC_URL' | 'MEDIA_DIR' | 'TRUST_PROXY' | 'HOST' | 'PORT' | 'INVOICE_LINK_TTL_SECONDS'>;
 }) {
   let secret: Promise<string> | undefined;
   const loadSecret = async (): Promise<string> => {
@@ -50,6 +54,8 @@ export function createMediaService({
     });
     return secret;
   };
+  // Invoice links are signed with a key of their own, derived from the secret: a photo link's signature never opens an invoice.
+  const documentKey = async () => signPath(await getSecret(), 'invoice-links', 0);
   const publicUrl = config.PUBLIC_URL?.replace(/\/+$/, '');
   const trust = trustProxyFn(config.TRUST_PROXY);
 
@@ -88,6 +94,23 @@ export function createMediaService({
         const encoded = path.split('/').map(encodeURIComponent).join('/');
         return `${origin}/media/${encoded}?expires=${expires}&sig=${signPath(key, path, expires)}`;
       };
+    },
+
+    /** Signed links to invoice and credit-note PDFs (`/invoices/<company id>/<document id>.pdf`), valid INVOICE_LINK_TTL_SECONDS. */
+    async documentLinker(origin: string, nowMs: number = Date.now()): Promise<DocumentLinker> {
+      const key = await documentKey();
+      const expires = Math.floor(nowMs / 1000) + config.INVOICE_LINK_TTL_SECONDS;
+      return (companyId, documentId) => {
+        const path = `${companyId}/${documentId}.pdf`;
+        return `${origin}/invoices/${path}?expires=${expires}&sig=${signPath(key, path, expires)}`;
+      };
+    },
+
+    /** 'ok', or why an invoice link is refused. */
+    async checkDocument(path: string, expires: number, sig: string, nowMs: number = Date.now()): Promise<'ok' | 'expired' | 'bad_signature'> {
+      if (!verifyPath(await documentKey(), path, expires, sig)) return 'bad_signature';
+      if (expires * 1000 < nowMs) return 'expired';
+      return 'ok';
     },
 
     /** 'ok', or why the link is refused. */

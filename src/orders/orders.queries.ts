@@ -7,6 +7,7 @@ import {
   orderLines,
   type CompanyRow,
   type CustomerRow as CustomerRecord,
+  type CreditNoteRow,
   type InvoiceRow,
   type OrderLineRow,
   type OrderRow as OrderRecord,
@@ -186,7 +187,8 @@ type Prefixed<Row, K extends keyof Row & string, P extends string> = { [F in K a
 /** The order's shipment and invoice columns, as findOrderByReference joins them (null when absent). */
 export type FulfilmentColumns = Prefixed<ShipmentRow, 'status' | 'awb' | 'courier' | 'tracking_url' | 'delivered_at', 'shipment_'> &
   Prefixed<InvoiceRow, 'invoice_number', ''> &
-  Prefixed<InvoiceRow, 'total' | 'amount_paid' | 'due_at', 'invoice_'>;
+  Prefixed<InvoiceRow, 'id' | 'total' | 'amount_paid' | 'due_at', 'invoice_'> &
+  Prefixed<CreditNoteRow, 'id' | 'credit_note_number' | 'reason' | 'total' | 'issued_at', 'credit_note_'>;
 
 const LINE_FIELDS = ['sku', 'name', 'quantity', 'unit_price', 'line_total'] as const;
 export type LineRow = Pick<OrderLineRow, (typeof LINE_FIELDS)[number]>;
@@ -217,10 +219,13 @@ export async function findOrderByReference(
     SELECT ${ORDER_COLUMNS},
       s.status AS shipment_status, s.awb AS shipment_awb, s.courier AS shipment_courier, s.tracking_url AS shipment_tracking_url,
       s.delivered_at AS shipment_delivered_at,
-      i.invoice_number, i.total AS invoice_total, i.amount_paid AS invoice_amount_paid, i.due_at AS invoice_due_at
+      i.invoice_number, i.id AS invoice_id, i.total AS invoice_total, i.amount_paid AS invoice_amount_paid, i.due_at AS invoice_due_at,
+      cn.id AS credit_note_id, cn.credit_note_number AS credit_note_credit_note_number, cn.reason AS credit_note_reason, cn.total AS credit_note_total,
+      cn.issued_at AS credit_note_issued_at
     FROM orders o JOIN customers c ON c.company_id = o.company_id AND c.id = o.customer_id
     LEFT JOIN shipments s ON s.company_id = o.company_id AND s.order_id = o.id
     LEFT JOIN invoices i ON i.company_id = o.company_id AND i.order_id = o.id
+    LEFT JOIN credit_notes cn ON cn.company_id = ${companyId} AND cn.invoice_id = i.id
     WHERE o.company_id = ${companyId} AND o.status <> 'draft'
       AND (o.order_number = ${reference} OR o.id = ${reference} OR o.external_reference = ${reference})
       AND (${phoneE164}::text IS NULL OR c.phone_e164 = ${phoneE164})

@@ -5,7 +5,8 @@ import { newId } from '../lib/ids.js';
 import { Decimal, money } from '../lib/money.js';
 import { normalizePhone } from '../lib/phone.js';
 import { addressOnFile } from '../customers/customers.service.js';
-import { invoiceOut } from '../contract/invoice-shape.js';
+import { creditNoteOut, invoiceOut } from '../contract/invoice-shape.js';
+import type { MediaService } from '../media/media.service.js';
 import { lineOut, orderOut, shipmentOut, toOrderSummary } from '../contract/order-output.js';
 import { deliveryAddress, MAX_AMOUNT, resolveLines } from './order-input.js';
 import { createOrderWriter, type PlaceOrderInput } from './order-writer.js';
@@ -37,13 +38,15 @@ export const referenceHeldByDraft = (reference: string) =>
     [{ path: 'external_reference', message: 'taken by an order staff are preparing; use a new one' }],
   );
 
-/** `clock` decides when an invoice counts as overdue (tests pass their own). */
+/** `clock` decides when an invoice counts as overdue (tests pass their own); `media` signs the invoice links. */
 export function createOrderService({
   db,
+  media,
   clock = () => new Date(),
   orderNumbers = orderNumbersFor(db),
 }: {
   db: Db;
+  media: Pick<MediaService, 'documentLinker'>;
   clock?: () => Date;
   orderNumbers?: OrderNumbers;
 }) {
@@ -121,8 +124,11 @@ export function createOrderService({
       }
     },
 
-    /** GET /orders/{reference}: by number, id or external_reference; with a phone, only that customer's order. */
-    async lookup(tenant: Tenant, reference: string, phone?: string): Promise<OrderLookup> {
+    /**
+     * GET /orders/{reference}: by number, id or external_reference; with a phone, only that customer's order. The
+     * invoice and its credit note carry signed links to their PDFs on `origin`.
+     */
+    async lookup(tenant: Tenant, reference: string, phone: string | undefined, origin: string): Promise<OrderLookup> {
       const unknown = () => notFound(`no order "${reference}" in this company; look it up by order number, order_id or your external_reference`);
       let phoneE164: string | null = null;
       if (phone !== undefined) {
@@ -134,6 +140,7 @@ export function createOrderService({
       const o = await findOrderByReference(db, tenant.companyId, reference, phoneE164);
       if (!o) throw unknown();
       const lines = await findOrderLines(db, tenant.companyId, o.id);
+      const link = o.invoice_id ? await media.documentLinker(origin) : undefined;
       return {
         ...toOrderSummary(o),
         customer: { name: o.customer_name, phone: o.customer_phone },
@@ -148,8 +155,27 @@ export function createOrderService({
             })
           : null,
         invoice:
-          o.invoice_number && o.invoice_total !== null && o.invoice_amount_paid !== null && o.invoice_due_at
-            ? invoiceOut({ invoice_number: o.invoice_number, total: o.invoice_total, amount_paid: o.invoice_amount_paid, due_at: o.invoice_due_at }, clock())
+          link && o.invoice_id && o.invoice_number && o.invoice_total !== null && o.invoice_amount_paid !== null && o.invoice_due_at
+            ? {
+                ...invoiceOut(
+                  { invoice_number: o.invoice_number, total: o.invoice_total, amount_paid: o.invoice_amount_paid, due_at: o.invoice_due_at },
+                  clock(),
+                  o.credit_note_id !== null,
+                ),
+                url: link(tenant.companyId, o.invoice_id),
+                credit_note:
+                  o.credit_note_id && o.credit_note_credit_note_number && o.credit_note_reason && o.credit_note_total && o.credit_note_issued_at
+                    ? {
+                        ...creditNoteOut({
+                          credit_note_number: o.credit_note_credit_note_number,
+                          reason: o.credit_note_reason,
+                          total: o.credit_note_total,
+                          issued_at: o.credit_note_issued_at,
+                        }),
+                        url: link(tenant.companyId, o.credit_note_id),
+                      }
+                    : null,
+              }
             : null,
       };
     },

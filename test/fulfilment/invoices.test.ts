@@ -14,7 +14,7 @@ function atClock(start: string) {
   return {
     clock,
     fulfilment: createFulfilmentService({ db: ctx.db, config: { INVOICE_DUE_DAYS: 15 }, clock: now }),
-    orders: createOrderService({ db: ctx.db, clock: now }),
+    orders: createOrderService({ db: ctx.db, media: ctx.services.media, clock: now }),
   };
 }
 
@@ -37,11 +37,11 @@ describe('invoice numbers', () => {
       const ref = (await post(ctx, a.headers, orderBody())).body.data.order_number;
       numbers.push((await t.fulfilment.issueInvoice(a.companyId, ref)).invoice!.invoice_number);
     }
-    expect(numbers).toEqual(['INV/2026-27/000001', 'INV/2026-27/000002', 'INV/2026-27/000003']);
+    expect(numbers).toEqual(['INV/26-27/000001', 'INV/26-27/000002', 'INV/26-27/000003']);
     const refB = (await post(ctx, b.headers, orderBody())).body.data.order_number;
-    expect((await t.fulfilment.issueInvoice(b.companyId, refB)).invoice!.invoice_number).toBe('INV/2026-27/000001');
+    expect((await t.fulfilment.issueInvoice(b.companyId, refB)).invoice!.invoice_number).toBe('INV/26-27/000001');
     // issuing again returns the same invoice, no new number
-    expect((await t.fulfilment.issueInvoice(b.companyId, refB)).invoice!.invoice_number).toBe('INV/2026-27/000001');
+    expect((await t.fulfilment.issueInvoice(b.companyId, refB)).invoice!.invoice_number).toBe('INV/26-27/000001');
   });
 
   it('issued concurrently, they stay a gapless series', async () => {
@@ -58,10 +58,10 @@ describe('invoice numbers', () => {
     const a = await teeShop(ctx, '50');
     const t = atClock('2027-03-31T18:00:00Z'); // 23:30 IST, 31 March
     const r1 = (await post(ctx, a.headers, orderBody())).body.data.order_number;
-    expect((await t.fulfilment.issueInvoice(a.companyId, r1)).invoice!.invoice_number).toBe('INV/2026-27/000001');
+    expect((await t.fulfilment.issueInvoice(a.companyId, r1)).invoice!.invoice_number).toBe('INV/26-27/000001');
     t.clock.now = new Date('2027-03-31T18:31:00Z'); // 00:01 IST, 1 April
     const r2 = (await post(ctx, a.headers, orderBody())).body.data.order_number;
-    expect((await t.fulfilment.issueInvoice(a.companyId, r2)).invoice!.invoice_number).toBe('INV/2027-28/000001');
+    expect((await t.fulfilment.issueInvoice(a.companyId, r2)).invoice!.invoice_number).toBe('INV/27-28/000001');
   });
 });
 
@@ -70,12 +70,19 @@ describe('amounts and payment statuses', () => {
     const a = await teeShop(ctx, '50');
     const t = atClock('2026-06-01T06:00:00Z');
     const ref = (await post(ctx, a.headers, orderBody({ payment: 'cod', items: [{ product_id: 'TEE-M', quantity: 3 }] }))).body.data.order_number;
-    const lookup = async () => (await t.orders.lookup({ companyId: a.companyId } as never, ref)).invoice;
+    const lookup = async () => (await t.orders.lookup({ companyId: a.companyId } as never, ref, undefined, 'http://x')).invoice;
 
     expect((await t.fulfilment.issueInvoice(a.companyId, ref)).invoice).toMatchObject({ payment_status: 'unpaid', total: '1497.00', amount_due: '1497.00' });
     expect((await t.fulfilment.view(a.companyId, ref)).order_status).toBe('confirmed'); // issued before shipping
     await t.fulfilment.recordPayment(a.companyId, ref, '497.50', 'UPI-1');
-    expect(await lookup()).toEqual({ invoice_number: expect.any(String), payment_status: 'partial', total: '1497.00', amount_due: '999.50' });
+    expect(await lookup()).toEqual({
+      invoice_number: expect.any(String),
+      payment_status: 'partial',
+      total: '1497.00',
+      amount_due: '999.50',
+      url: expect.stringMatching(/^http:\/\/x\/invoices\/co_\w+\/inv_\w+\.pdf\?expires=\d+&sig=[\w-]+$/),
+      credit_note: null,
+    });
 
     const over = await t.fulfilment.recordPayment(a.companyId, ref, '1000.00').catch((e) => e);
     expect(over.kind).toBe('validation_failed');

@@ -65,10 +65,12 @@ describe('a COD order seen through GET /orders/{reference} at each step', () => 
     expect(o).toMatchObject({ order_status: 'shipped', status_label: 'Shipped' });
     expect(o.shipment).toMatchObject({ status: 'picked_up', status_label: 'Picked up by the courier' });
     expect(o.invoice).toEqual({
-      invoice_number: expect.stringMatching(/^INV\/\d{4}-\d{2}\/000001$/),
+      invoice_number: expect.stringMatching(/^INV\/\d{2}-\d{2}\/000001$/),
       payment_status: 'unpaid',
       total: '998.00',
       amount_due: '998.00',
+      url: expect.stringMatching(/\/invoices\/co_\w+\/inv_\w+\.pdf\?expires=\d+&sig=/),
+      credit_note: null,
     });
     expect(await stockView(ctx, s)).toEqual({ on_hand: '8.000', reserved: '0.000', open: '0', available: '8.000' });
 
@@ -125,7 +127,14 @@ describe('a prepaid order seen through GET /orders/{reference} at each step', ()
       tracking_url: null,
       delivered_at: null,
     });
-    expect(o.invoice).toEqual({ invoice_number: expect.stringMatching(/^INV\//), payment_status: 'paid', total: '499.00', amount_due: '0.00' });
+    expect(o.invoice).toEqual({
+      invoice_number: expect.stringMatching(/^INV\//),
+      payment_status: 'paid',
+      total: '499.00',
+      amount_due: '0.00',
+      url: expect.any(String),
+      credit_note: null,
+    });
 
     await ctx.services.fulfilment.track(s.companyId, { reference: ref }, 'in_transit', { source: 'cli' });
     expect((await look()).shipment.status_label).toBe('On the way');

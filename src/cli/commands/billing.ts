@@ -1,10 +1,11 @@
-import { parse, str } from '../args.js';
+import { writeFileSync } from 'node:fs';
+import { parse, str, UsageError } from '../args.js';
 import { companyId, withHint, type CommandGroup } from '../command.js';
 import { showOrder } from '../output.js';
 
 const companyFlag = { company: { type: 'string' } } as const;
 
-/** `invoice issue`, `payment record`. */
+/** `invoice issue`, `invoice pdf`, `payment record`. */
 export const billingCommands: CommandGroup = {
   'invoice issue': {
     usage: 'invoice issue <ref> --company <id|slug>',
@@ -12,6 +13,22 @@ export const billingCommands: CommandGroup = {
     async run(args, ctx) {
       const { values, pos } = parse(args, companyFlag, ['ref']);
       showOrder(ctx, await ctx.services.fulfilment.issueInvoice((await companyId(ctx, values))!, pos[0]));
+    },
+  },
+  'invoice pdf': {
+    usage: 'invoice pdf <ref> --company <id|slug> --out <file.pdf> [--credit-note]',
+    summary: "write the order's GST invoice (or, with --credit-note, its credit note) as a PDF file",
+    async run(args, ctx) {
+      const { values, pos } = parse(args, { ...companyFlag, out: { type: 'string' }, 'credit-note': { type: 'boolean' } }, ['ref']);
+      const out = str(values.out);
+      if (!out) throw new UsageError('--out <file.pdf> is required');
+      const company = (await companyId(ctx, values))!;
+      const call = ctx.services.fulfilment.invoicePdf(company, pos[0], values['credit-note'] ? 'credit_note' : 'invoice');
+      const file = await withHint(call, 'invoice', 'issue one with "invoice issue" first');
+      writeFileSync(out, file.pdf);
+      ctx.out(
+        ctx.json ? JSON.stringify({ file: out, name: file.filename, bytes: file.pdf.length }) : `wrote ${file.filename} to ${out} (${file.pdf.length} bytes)`,
+      );
     },
   },
   'payment record': {

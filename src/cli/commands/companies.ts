@@ -1,6 +1,7 @@
 import { bool, oneOf, parse, str, UsageError, type Values } from '../args.js';
 import type { CommandGroup } from '../command.js';
-import { show, type Column } from '../output.js';
+import { printTable, show, type Column } from '../output.js';
+import type { TaxProfilePatch } from '../../companies/tax-profile.service.js';
 
 const COMPANY_COLUMNS: Column[] = [
   { key: 'id', title: 'ID' },
@@ -29,7 +30,47 @@ function companyPatch(values: Values) {
   };
 }
 
-/** `company create|list|update`. */
+const TAX_FLAGS = {
+  'legal-name': { type: 'string' },
+  'trade-name': { type: 'string' },
+  gstin: { type: 'string' },
+  address1: { type: 'string' },
+  address2: { type: 'string' },
+  city: { type: 'string' },
+  state: { type: 'string' },
+  pincode: { type: 'string' },
+  prefix: { type: 'string' },
+} as const;
+
+/** Flags given -> profile fields; `none` clears an optional one (`--gstin none`: an unregistered supplier). */
+function taxPatch(values: Values): TaxProfilePatch {
+  const patch: TaxProfilePatch = {};
+  const set = (flag: keyof typeof TAX_FLAGS, field: keyof TaxProfilePatch, clearable: boolean) => {
+    const v = str(values[flag]);
+    if (v === undefined) return;
+    (patch as Record<string, string | null>)[field] = clearable && v.trim().toLowerCase() === 'none' ? null : v;
+  };
+  set('legal-name', 'legal_name', false);
+  set('trade-name', 'trade_name', true);
+  set('gstin', 'gstin', true);
+  set('address1', 'address_line1', false);
+  set('address2', 'address_line2', true);
+  set('city', 'city', false);
+  set('state', 'state', false);
+  set('pincode', 'pincode', false);
+  set('prefix', 'invoice_prefix', false);
+  return patch;
+}
+
+const TAX_COLUMNS: Column[] = [
+  { key: 'legal_name', title: 'LEGAL NAME' },
+  { key: 'trade_name', title: 'TRADE NAME' },
+  { key: 'gstin', title: 'GSTIN' },
+  { key: 'state', title: 'STATE' },
+  { key: 'invoice_prefix', title: 'PREFIX' },
+];
+
+/** `company create|list|update|tax-profile`. */
 export const companyCommands: CommandGroup = {
   'company create': {
     usage: 'company create --name <name> [--slug <slug>] [--status active|inactive] [--plan commerce|messaging] [--auto-booking true|false]',
@@ -60,6 +101,27 @@ export const companyCommands: CommandGroup = {
       if (values.slug) throw new UsageError('a slug cannot be changed');
       const company = await ctx.services.companies.update(pos[0], companyPatch(values));
       show(ctx, company, COMPANY_COLUMNS, [company]);
+    },
+  },
+  'company tax-profile': {
+    usage:
+      'company tax-profile <id|slug> [--legal-name <name>] [--trade-name <name|none>] [--gstin <GSTIN|none>] [--address1 <line>] [--address2 <line|none>] ' +
+      '[--city <city>] [--state <state>] [--pincode <PIN>] [--prefix <1-3 letters, default INV>]',
+    summary: 'show or set the seller details printed on GST invoices (no GSTIN: invoices as an unregistered supplier, no GST)',
+    async run(args, ctx) {
+      const { values, pos } = parse(args, TAX_FLAGS, ['id|slug']);
+      const company = await ctx.services.companies.get(pos[0]);
+      const patch = taxPatch(values);
+      const profile = Object.keys(patch).length ? await ctx.services.taxProfiles.set(company.id, patch) : await ctx.services.taxProfiles.get(company.id);
+      if (!profile) {
+        ctx.out(ctx.json ? 'null' : `${company.slug} has no tax profile yet: its invoices name the company only, as an unregistered supplier`);
+        return;
+      }
+      if (ctx.json) ctx.out(JSON.stringify(profile, null, 2));
+      else
+        ctx.out(
+          `${printTable([profile], TAX_COLUMNS)}\n${[profile.address_line1, profile.address_line2, `${profile.city}, ${profile.state} - ${profile.pincode}`].filter(Boolean).join('\n')}`,
+        );
     },
   },
 };

@@ -8,16 +8,18 @@ import { registerCustomerRoutes } from './customers.js';
 import { registerCatalogueRoutes } from './catalogue.js';
 import { registerOpsRoutes } from './ops.js';
 import { registerMediaRoutes } from './media.js';
+import { registerInvoiceRoutes } from './invoices.js';
 import { registerCourierCallbackRoutes } from './courier-callbacks.js';
 import { registerMcpRoutes } from '../../mcp/mcp.routes.js';
 
-/** Routes outside the base path and without an API key: probes, signed photo links, signed courier callbacks. */
+/** Routes outside the base path and without an API key: probes, signed photo and invoice links, signed courier callbacks. */
 export function registerPublicRoutes(
   app: FastifyInstance,
   { db, services, config, redis }: { db: Database; services: Services; config: Config; redis?: Redis },
 ): void {
   registerOpsRoutes(app, { db });
   registerMediaRoutes(app, services);
+  registerInvoiceRoutes(app, services);
   registerCourierCallbackRoutes(app, { fulfilment: services.fulfilment, config, redis });
 }
 

@@ -8,7 +8,7 @@ import { orderLookupParams, orderLookupQuery, orderLookupSchema, orderSchema, pl
 export const ORDER_BODY_LIMIT = 32 * 1024;
 
 /** REST door for orders: parse, call the service, shape. */
-export function registerOrderRoutes(api: FastifyInstance, { orders }: Pick<Services, 'orders'>): void {
+export function registerOrderRoutes(api: FastifyInstance, { orders, media }: Pick<Services, 'orders' | 'media'>): void {
   const app = api.withTypeProvider<ZodTypeProvider>();
 
   app.post(
@@ -40,6 +40,6 @@ export function registerOrderRoutes(api: FastifyInstance, { orders }: Pick<Servi
         response: { 200: z.object({ data: orderLookupSchema }), ...errorResponses([400, 401, 403, 404, 429, 500]) },
       },
     },
-    async (req) => ({ data: await orders.lookup(req.tenant, req.params.reference, req.query.phone) }),
+    async (req) => ({ data: await orders.lookup(req.tenant, req.params.reference, req.query.phone, media.origin(req)) }),
   );
 }

@@ -1,0 +1,104 @@
+import { sql } from 'drizzle-orm';
+import type { Db } from '../db/index.js';
+import type { CustomerRow, OrderLineRow, OrderRow, ProductRow } from '../db/schema/index.js';
+import type { TaxProfile } from '../companies/tax-profile.service.js';
+import { rupeesInWords } from '../lib/amount-words.js';
+import { gstState } from '../lib/gstin.js';
+import { taxByRate, taxLine, taxTotals, type TaxedLine, type TaxKind, type TaxTotals } from '../lib/gst-tax.js';
+import { qty } from '../lib/money.js';
+
+/**
+ * What an invoice says, computed once when it is issued and kept on the invoice row (`invoices.document`), so a
+ * later change to the tax profile, the customer or the catalogue never changes an invoice already issued.
+ * Its number, date and payment status are read from the invoice row when it is drawn.
+ */
+export interface InvoiceDocument {
+  v: 1;
+  seller: {
+    legal_name: string;
+    trade_name: string | null;
+    /** null: an unregistered supplier; the invoice charges no GST and shows no tax split */
+    gstin: string | null;
+    address: string[];
+    state: string | null;
+    state_code: string | null;
+  };
+  buyer: { name: string; phone: string | null; address: string[] };
+  place_of_supply: { state: string; state_code: string } | null;
+  tax_kind: TaxKind;
+  order_number: string;
+  order_date: string;
+  lines: (TaxedLine & { description: string; sku: string; hsn_code: string | null; quantity: string; unit: string; unit_price: string })[];
+  tax_table: ReturnType<typeof taxByRate>;
+  totals: TaxTotals;
+  amount_in_words: string;
+}
+
+type OrderParty = Pick<OrderRow, 'order_number' | 'created_at' | 'delivery_address'> &
+  Pick<CustomerRow, 'name' | 'phone_e164' | 'address_line1' | 'address_line2' | 'city' | 'state' | 'pincode'> & { company_name: string };
+type InvoiceLine = Pick<OrderLineRow, 'sku' | 'name' | 'quantity' | 'unit_price' | 'line_total' | 'tax_rate'> & Pick<ProductRow, 'hsn_code' | 'unit'>;
+
+const addressLines = (a: { line1: string | null; line2: string | null; city: string | null; state: string | null; pincode: string | null }) =>
+  [a.line1, a.line2, [a.city, a.state].filter(Boolean).join(', ') + (a.pincode ? ` - ${a.pincode}` : '')].filter((l): l is string => !!l && l.trim() !== '');
+
+/**
+ * Builds the invoice of an order from today's data: the seller's tax profile, the order's customer and delivery
+ * address, and its lines with the products' HSN codes and units. Every statement names the company on every table
+ * it reads (Citus routes each to the company's shard). Place of supply is the delivery state, else the state on the
+ * customer's record, else the seller's own state (goods handed over there).
+ */
+export async function buildInvoiceDocument(db: Db, companyId: string, orderId: string, profile: TaxProfile | undefined): Promise<InvoiceDocument> {
+  const [order] = await db.query<OrderParty>(sql`
+    SELECT o.order_number, o.created_at, o.delivery_address, c.name, c.phone_e164, c.address_line1, c.address_line2, c.city, c.state, c.pincode,
+      (SELECT co.name FROM companies co WHERE co.id = ${companyId}) AS company_name
+    FROM orders o JOIN customers c ON c.company_id = ${companyId} AND c.id = o.customer_id
+    WHERE o.company_id = ${companyId} AND o.id = ${orderId}`);
+  if (!order) throw new Error(`order ${orderId} vanished`);
+  const lines = await db.query<InvoiceLine>(sql`
+    SELECT l.sku, l.name, l.quantity, l.unit_price, l.line_total, l.tax_rate, p.hsn_code, p.unit
+    FROM order_lines l
+    JOIN variants v ON v.company_id = ${companyId} AND v.id = l.variant_id
+    JOIN products p ON p.company_id = ${companyId} AND p.id = v.product_id
+    WHERE l.company_id = ${companyId} AND l.order_id = ${orderId}
+    ORDER BY l.line_no`);
+
+  const sellerState = profile ? gstState(profile.state) : null;
+  const delivery = order.delivery_address;
+  const buyerState = gstState(delivery?.state ?? order.state) ?? sellerState;
+  const registered = !!profile?.gstin;
+  const taxKind: TaxKind = !registered ? 'none' : buyerState?.code === sellerState?.code ? 'intra' : 'inter';
+  const taxed = lines.map((l) => ({
+    description: l.name,
+    sku: l.sku,
+    hsn_code: l.hsn_code,
+    quantity: qty(l.quantity),
+    unit: l.unit,
+    unit_price: l.unit_price,
+    ...taxLine(l.line_total, l.tax_rate, taxKind),
+  }));
+  const totals = taxTotals(taxed);
+  return {
+    v: 1,
+    seller: {
+      legal_name: profile?.legal_name ?? order.company_name,
+      trade_name: profile?.trade_name ?? null,
+      gstin: profile?.gstin ?? null,
+      address: profile ? addressLines({ line1: profile.address_line1, line2: profile.address_line2, ...profile }) : [],
+      state: sellerState?.name ?? null,
+      state_code: sellerState?.code ?? null,
+    },
+    buyer: {
+      name: delivery?.name ?? order.name,
+      phone: delivery?.phone ?? order.phone_e164,
+      address: delivery ? addressLines(delivery) : addressLines({ ...order, line1: order.address_line1, line2: order.address_line2 }),
+    },
+    place_of_supply: buyerState ? { state: buyerState.name, state_code: buyerState.code } : null,
+    tax_kind: taxKind,
+    order_number: order.order_number,
+    order_date: new Date(order.created_at).toISOString(),
+    lines: taxed,
+    tax_table: registered ? taxByRate(taxed) : [],
+    totals,
+    amount_in_words: rupeesInWords(totals.total),
+  };
+}
