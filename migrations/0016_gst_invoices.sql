@@ -48,10 +48,14 @@ CREATE TABLE credit_notes (
   UNIQUE (company_id, credit_note_number)
 );
 
--- A table with a foreign key to a distributed table is distributed before the key is added (docs/scaling.md).
+-- A table with a foreign key to a distributed table is distributed before the key is added (docs/scaling.md). On a
+-- new database nothing is distributed yet: the table stays plain and distribute() takes it with the others.
+-- (Two IFs: without Citus there is no pg_dist_partition to name.)
 DO $$ BEGIN
   IF EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'citus') THEN
-    PERFORM create_distributed_table('credit_notes', 'company_id', colocate_with => 'invoices');
+    IF EXISTS (SELECT 1 FROM pg_dist_partition WHERE logicalrelid = 'invoices'::regclass) THEN
+      PERFORM create_distributed_table('credit_notes', 'company_id', colocate_with => 'invoices');
+    END IF;
   END IF;
 END $$;
 
