@@ -162,6 +162,7 @@ export function renderInvoicePdf(view: PdfView): Promise<Buffer> {
 
   // Lines
   const columns = lineColumns(d);
+  const titles = columns.map((c) => c.title);
   const drawRow = (cells: string[], bold: boolean, shade: boolean) => {
     doc.font(bold ? 'bold' : 'regular').fontSize(8);
     const heights = cells.map((c, i) => doc.heightOfString(c, { width: columns[i].width - 4 }));
@@ -169,6 +170,9 @@ export function renderInvoicePdf(view: PdfView): Promise<Buffer> {
     if (doc.y + h > bottom) {
       doc.addPage();
       doc.y = MARGIN;
+      // the column titles again on every page the lines run onto
+      if (!bold) drawRow(titles, true, true);
+      doc.font(bold ? 'bold' : 'regular').fontSize(8);
     }
     const rowTop = doc.y;
     if (shade) doc.rect(MARGIN, rowTop, CONTENT, h).fill('#eeeeee').fillColor('black');
@@ -184,11 +188,7 @@ export function renderInvoicePdf(view: PdfView): Promise<Buffer> {
       .strokeColor('#cccccc')
       .stroke();
   };
-  drawRow(
-    columns.map((c) => c.title),
-    true,
-    true,
-  );
+  drawRow(titles, true, true);
   d.lines.forEach((l, i) =>
     drawRow(
       columns.map((c) => c.value(l, i)),

@@ -221,6 +221,29 @@ describe('GST invoice PDF', () => {
     expect(numbers.map((r) => Number(r.invoice_number.split('/')[2]))).toEqual(Array.from({ length: numbers.length }, (_, i) => i + 1));
   }, 120_000);
 
+  it('50 lines run over pages with the column titles repeated; the total still equals the order amount', async () => {
+    const s = await shop(ctx, []);
+    await ctx.services.taxProfiles.set(s.companyId, { ...KARNATAKA, ...SELLER_ADDRESS });
+    const items = [];
+    for (let i = 1; i <= 50; i++) {
+      await addProduct(ctx.db, s.companyId, {
+        sku: `L${i}`,
+        name: `Line ${i}`,
+        hsn_code: '6109',
+        tax_rate: i % 2 ? '5' : '12',
+        variants: [{ sku: `L${i}-V`, selling_price: `${100 + i}.33`, stock: '10' }],
+      });
+      items.push({ product_id: `L${i}-V`, quantity: 1 });
+    }
+    const o = await shippedOrder(s, { items });
+    const text = pdfText((await fetchPdf(o.invoice.url)).pdf);
+    const pages = text.split('\f').filter((p) => p.trim());
+    expect(pages.length).toBeGreaterThan(1);
+    for (const page of pages.slice(0, -1)) expect(page).toMatch(/#\s+Description\s+HSN\s+Qty/);
+    for (let i = 1; i <= 50; i++) expect(text).toMatch(new RegExp(`\\bLine ${i}\\b`));
+    expect(/Total \(GST included\)\s+₹([\d,]+\.\d{2})/.exec(text)![1].replace(/,/g, '')).toBe(o.amount);
+  });
+
   it('an invoice issued before this release keeps its number and is drawn from today’s data', async () => {
     const s = await gstShop();
     const o = await shippedOrder(s, { items: ITEMS });
