@@ -19,6 +19,16 @@ export async function seedDemo(db: Db, services: Services, log: (msg: string) =>
   log('seeding the demo company');
   const company = await services.companies.create({ name: 'Demo Store', slug: DEMO_SLUG, auto_courier_booking: false });
   const { key } = await services.keys.create(company.id, 'demo');
+  // A made-up seller (the sample PAN ABCDE1234F, with a valid check character) so demo invoices show the GST split.
+  await services.taxProfiles.set(company.id, {
+    legal_name: 'Demo Store Private Limited',
+    trade_name: 'Demo Store',
+    gstin: '29ABCDE1234F1ZW',
+    address_line1: '12, 4th Cross, Indiranagar',
+    city: 'Bengaluru',
+    state: 'Karnataka',
+    pincode: '560038',
+  });
   const catalogue: unknown = JSON.parse(readFileSync(DEMO_CATALOGUE, 'utf8'));
   await services.catalogueImport.importCatalogue(company.id, catalogue, { baseDir: dirname(DEMO_CATALOGUE) });
   return { key, companyId: company.id };

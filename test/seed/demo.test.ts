@@ -15,6 +15,7 @@ describe('demo catalogue', () => {
     const seeded = await seedDemo(ctx.db, ctx.services);
     expect(seeded).not.toBeNull();
     const headers = { 'x-api-key': seeded!.key };
+    expect(await ctx.services.taxProfiles.get(seeded!.companyId)).toMatchObject({ gstin: '29ABCDE1234F1ZW', state: 'Karnataka', invoice_prefix: 'INV' });
     const base = `${ctx.config.BASE_PATH}/catalog`;
     const all = (await ctx.app.inject({ url: `${base}/products?limit=50`, headers })).json();
     expect(all.total).toBeGreaterThanOrEqual(20);
