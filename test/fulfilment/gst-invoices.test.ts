@@ -244,6 +244,21 @@ describe('GST invoice PDF', () => {
     expect(/Total \(GST included\)\s+₹([\d,]+\.\d{2})/.exec(text)![1].replace(/,/g, '')).toBe(o.amount);
   });
 
+  it('an issued invoice is frozen: a later profile or price change shows only on later invoices', async () => {
+    const s = await gstShop();
+    const first = await shippedOrder(s, { items: ITEMS });
+    await ctx.services.taxProfiles.set(s.companyId, { legal_name: 'Sharma Weaves LLP', invoice_prefix: 'SW' });
+    await ctx.db.query(sql`UPDATE products SET hsn_code = '6206' WHERE company_id = ${s.companyId} AND sku = 'KURTA'`);
+    const again = pdfText((await fetchPdf(first.invoice.url)).pdf);
+    expect(again).toContain('Sharma Handlooms Private Limited');
+    expect(again).toMatch(/Cotton Kurta \(Indigo \/ M\)\s+6205/);
+    const second = await shippedOrder(s, { items: ITEMS });
+    expect(second.invoice.invoice_number).toBe('SW/26-27/000002'); // a new prefix shares the counter: no number reused or skipped
+    const text = pdfText((await fetchPdf(second.invoice.url)).pdf);
+    expect(text).toContain('Sharma Weaves LLP');
+    expect(text).toMatch(/Cotton Kurta \(Indigo \/ M\)\s+6206/);
+  });
+
   it('an invoice issued before this release keeps its number and is drawn from today’s data', async () => {
     const s = await gstShop();
     const o = await shippedOrder(s, { items: ITEMS });

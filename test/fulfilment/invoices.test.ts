@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { useTestApp } from '../helpers/app.js';
 import { createFulfilmentService } from '../../src/fulfilment/fulfilment.service.js';
-import { financialYear } from '../../src/fulfilment/billing.service.js';
+import { financialYear, formatDocumentNumber } from '../../src/fulfilment/billing.service.js';
 import { createOrderService } from '../../src/orders/orders.service.js';
 import { orderBody, post, teeShop } from '../helpers/fulfilment.js';
 
@@ -28,6 +28,12 @@ describe('financial year', () => {
 });
 
 describe('invoice numbers', () => {
+  it('have at most 16 characters: a series that would pass them refuses to issue', () => {
+    expect(formatDocumentNumber('INV', '2026-27', 999_999)).toBe('INV/26-27/999999');
+    expect(formatDocumentNumber('IN', '2026-27', 1_000_000)).toBe('IN/26-27/1000000');
+    expect(() => formatDocumentNumber('INV', '2026-27', 1_000_000)).toThrow(/over 16 characters/);
+  });
+
   it('are consecutive per company and start again for another company', async () => {
     const a = await teeShop(ctx, '50');
     const b = await teeShop(ctx, '50');
