@@ -6,8 +6,8 @@ import { gstinProblem, gstState } from '../lib/gstin.js';
 import { statesForPincode } from '../lib/pincode.js';
 
 export type TaxProfile = Omit<TaxProfileRow, 'company_id' | 'updated_at'>;
-/** A change to a profile: a field left out keeps its value; `gstin: null` makes the company an unregistered supplier. */
-export type TaxProfilePatch = { [K in keyof TaxProfile]?: TaxProfile[K] };
+/** A change to a profile: a field left out keeps its value; `gstin: null` makes the company an unregistered supplier (null on a required field is refused). */
+export type TaxProfilePatch = { [K in keyof TaxProfile]?: TaxProfile[K] | null };
 
 const FIELDS = ['legal_name', 'trade_name', 'gstin', 'address_line1', 'address_line2', 'city', 'state', 'pincode', 'invoice_prefix'] as const;
 const COLUMNS = columnList(taxProfiles, FIELDS);
@@ -72,6 +72,19 @@ export function checkTaxProfile(current: TaxProfile | undefined, patch: TaxProfi
   return profile;
 }
 
+/** Creates or replaces the profile (already checked with checkTaxProfile); inside the caller's transaction when given one. */
+export async function writeTaxProfile(db: Db, companyId: string, p: TaxProfile, now: Date): Promise<TaxProfile> {
+  const rows = await db.query<TaxProfile>(sql`
+    INSERT INTO tax_profiles (company_id, legal_name, trade_name, gstin, address_line1, address_line2, city, state, pincode, invoice_prefix, updated_at)
+    VALUES (${companyId}, ${p.legal_name}, ${p.trade_name}, ${p.gstin}, ${p.address_line1}, ${p.address_line2}, ${p.city}, ${p.state}, ${p.pincode},
+    ${p.invoice_prefix}, ${now.toISOString()}::timestamptz)
+    ON CONFLICT (company_id) DO UPDATE SET legal_name = EXCLUDED.legal_name, trade_name = EXCLUDED.trade_name, gstin = EXCLUDED.gstin,
+      address_line1 = EXCLUDED.address_line1, address_line2 = EXCLUDED.address_line2, city = EXCLUDED.city, state = EXCLUDED.state,
+      pincode = EXCLUDED.pincode, invoice_prefix = EXCLUDED.invoice_prefix, updated_at = EXCLUDED.updated_at
+    RETURNING ${COLUMNS}`);
+  return rows[0];
+}
+
 /** The seller's tax profile (admin CLI): what its invoices say about the seller. */
 export function createTaxProfileService({ db }: { db: Db }) {
   return {
@@ -82,15 +95,7 @@ export function createTaxProfileService({ db }: { db: Db }) {
     /** Creates or changes the profile; a new profile needs the legal name and the registered address. Applies to invoices issued from now on. */
     async set(companyId: string, patch: TaxProfilePatch, now: Date = new Date()): Promise<TaxProfile> {
       const p = checkTaxProfile(await findTaxProfile(db, companyId), patch);
-      const rows = await db.query<TaxProfile>(sql`
-        INSERT INTO tax_profiles (company_id, legal_name, trade_name, gstin, address_line1, address_line2, city, state, pincode, invoice_prefix, updated_at)
-        VALUES (${companyId}, ${p.legal_name}, ${p.trade_name}, ${p.gstin}, ${p.address_line1}, ${p.address_line2}, ${p.city}, ${p.state}, ${p.pincode},
-                ${p.invoice_prefix}, ${now.toISOString()}::timestamptz)
-        ON CONFLICT (company_id) DO UPDATE SET legal_name = EXCLUDED.legal_name, trade_name = EXCLUDED.trade_name, gstin = EXCLUDED.gstin,
-          address_line1 = EXCLUDED.address_line1, address_line2 = EXCLUDED.address_line2, city = EXCLUDED.city, state = EXCLUDED.state,
-          pincode = EXCLUDED.pincode, invoice_prefix = EXCLUDED.invoice_prefix, updated_at = EXCLUDED.updated_at
-        RETURNING ${COLUMNS}`);
-      return rows[0];
+      return writeTaxProfile(db, companyId, p, now);
     },
   };
 }

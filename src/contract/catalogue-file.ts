@@ -63,8 +63,23 @@ export const productEntry = z.object({
   variants: z.array(variantEntry).min(1, 'a product needs at least one variant').max(500),
 });
 
+const optionalField = z.string({ error: 'must be a string' }).nullish();
+/** The seller's GST tax profile (optional): shape here; GSTIN, state, PIN and prefix are checked by the import. */
+export const sellerEntry = z.object({
+  legal_name: z.string({ error: 'must be a string' }),
+  trade_name: optionalField,
+  gstin: optionalField,
+  address_line1: z.string({ error: 'must be a string' }),
+  address_line2: optionalField,
+  city: z.string({ error: 'must be a string' }),
+  state: z.string({ error: 'must be a string' }),
+  pincode: z.string({ error: 'must be a string' }),
+  invoice_prefix: optionalField,
+});
+
 export const catalogueFile = z.object({
   format: z.literal('commerce-catalogue/1', { error: 'must be "commerce-catalogue/1"' }).optional(),
+  seller: sellerEntry.optional(),
   locations: z
     .array(
       z.object({

@@ -110,6 +110,36 @@ describe('tax profile', () => {
   });
 });
 
+describe('tax profile in the catalogue import file', () => {
+  const file = (seller: Record<string, unknown>) => ({
+    seller,
+    products: [{ sku: 'TEA', name: 'Tea', tax_rate: '5', hsn_code: '0902', variants: [{ sku: 'TEA-1', selling_price: '100' }] }],
+  });
+
+  it('a `seller` section sets the profile with the catalogue, and export gives it back', async () => {
+    const s = await shop(ctx, []);
+    await ctx.services.catalogueImport.importCatalogue(s.companyId, file({ ...KARNATAKA, ...SELLER_ADDRESS, invoice_prefix: 'sh' }), { baseDir: tmpdir() });
+    expect(await ctx.services.taxProfiles.get(s.companyId)).toMatchObject({ gstin: KARNATAKA.gstin, invoice_prefix: 'SH', state: 'Karnataka' });
+    const exported = await ctx.services.catalogueImport.exportCatalogue(s.companyId);
+    expect(exported.file.seller).toMatchObject({ legal_name: KARNATAKA.legal_name, gstin: KARNATAKA.gstin, pincode: '560038' });
+  });
+
+  it('a bad seller section is reported with its place and nothing is written', async () => {
+    const s = await shop(ctx, []);
+    const err = await ctx.services.catalogueImport
+      .importCatalogue(s.companyId, file({ ...KARNATAKA, ...SELLER_ADDRESS, gstin: '29AAGCB7383J1Z5', city: 7 }), { baseDir: tmpdir() })
+      .catch((e: unknown) => e);
+    expect((err as { details: { path: string }[] }).details.map((d) => d.path)).toEqual(expect.arrayContaining(['seller.city']));
+    const err2 = await ctx.services.catalogueImport
+      .importCatalogue(s.companyId, file({ ...KARNATAKA, ...SELLER_ADDRESS, gstin: '29AAGCB7383J1Z5' }), { baseDir: tmpdir() })
+      .catch((e: unknown) => e);
+    expect(err2).toMatchObject({ kind: 'validation_failed', details: [{ path: 'seller.gstin', message: expect.stringMatching(/check character/) }] });
+    expect(await ctx.services.taxProfiles.get(s.companyId)).toBeUndefined();
+    const [{ n }] = await ctx.db.query<{ n: number }>(sql`SELECT count(*)::int AS n FROM products WHERE company_id = ${s.companyId}`);
+    expect(n).toBe(0);
+  });
+});
+
 describe('GST invoice PDF', () => {
   it('intra-state (Karnataka to Karnataka): number, GSTIN, HSN, CGST + SGST, place of supply, words, payment due on delivery', async () => {
     const s = await gstShop();

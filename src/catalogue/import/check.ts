@@ -2,7 +2,8 @@ import { sql } from 'drizzle-orm';
 import { Decimal } from 'decimal.js';
 import type { Db } from '../../db/index.js';
 import type { BrandRow, CategoryRow, ProductRow, StockLocationRow, VariantRow } from '../../db/schema/index.js';
-import { validationError, type FieldIssue } from '../../contract/errors.js';
+import { AppError, validationError, type FieldIssue } from '../../contract/errors.js';
+import { checkTaxProfile } from '../../companies/tax-profile.service.js';
 import { issuesToDetails } from '../../contract/validation.js';
 import { catalogueSections, productEntry, type CatalogueFile, type ProductEntry } from '../../contract/catalogue-file.js';
 import { locatePhoto, type PhotoCopy } from './photos.js';
@@ -37,8 +38,20 @@ export async function checkCatalogue(
     problems.push(...issuesToDetails(one.error.issues, '', ['products', i]));
     return undefined;
   });
+  // The seller's tax profile, whole (it replaces the company's): shape by the schema, then GSTIN, state, PIN and prefix.
+  let seller: CatalogueFile['seller'];
+  const sellerSection = catalogueSections.shape.seller.safeParse(raw.seller ?? undefined);
+  if (sellerSection.success && sellerSection.data) {
+    try {
+      seller = checkTaxProfile(undefined, sellerSection.data);
+    } catch (err) {
+      if (!(err instanceof AppError) || !Array.isArray(err.details)) throw err;
+      for (const d of err.details as FieldIssue[]) problem(`seller.${d.path}`, d.message);
+    }
+  }
   const file: CatalogueFile = {
     format: 'commerce-catalogue/1',
+    seller,
     locations: fileLocations ?? [],
     categories: fileCategories ?? [],
     brands: fileBrands ?? [],

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { sql } from 'drizzle-orm';
 import type { Db } from '../../db/index.js';
+import { findTaxProfile } from '../../companies/tax-profile.service.js';
 import type { CatalogueFile } from '../../contract/catalogue-file.js';
 import type { BrandRow, CategoryRow, ProductPhotoRow, ProductRow, StockLevelRow, StockLocationRow, VariantRow } from '../../db/schema/index.js';
 
@@ -60,8 +61,10 @@ export async function exportCatalogue(
   const variantsOf = group(variants, 'product_id');
   const stockOf = group(stock, 'variant_id');
   const photosOf = group(photoRows, 'product_id');
+  const seller = await findTaxProfile(db, companyId);
   const file: CatalogueFile = {
     format: 'commerce-catalogue/1',
+    ...(seller ? { seller } : {}),
     locations: locs,
     categories: cats.map(({ slug, name, parent }) => ({ slug, name, parent })),
     brands,

@@ -1,4 +1,5 @@
 import { sql } from 'drizzle-orm';
+import { checkTaxProfile, writeTaxProfile } from '../../companies/tax-profile.service.js';
 import type { Db } from '../../db/index.js';
 import type { ProductRow, VariantRow } from '../../db/schema/index.js';
 import { newId } from '../../lib/ids.js';
@@ -32,6 +33,7 @@ export async function writeCatalogue(
   onProgress?: ImportOptions['onProgress'],
 ): Promise<ImportSummary> {
   const summary: ImportSummary = { locations: 0, categories: 0, brands: 0, products: 0, variants: 0, photos: 0 };
+  if (file.seller) await writeTaxProfile(tx, companyId, checkTaxProfile(undefined, file.seller), new Date());
   const shipFrom = file.locations.find((l) => l.ships_orders);
   if (shipFrom)
     await tx.query(sql`UPDATE stock_locations SET ships_orders = false WHERE company_id = ${companyId} AND code <> ${shipFrom.code} AND ships_orders`);
