@@ -226,7 +226,7 @@ export async function runSoak(seed: SoakSeed, opts: SoakOptions): Promise<SoakRe
   // audit: per variant, per reference
   const audit = await auditCompany(db, seed.companyId);
   const rows = await db.query<{ id: string; external_reference: string; lines: number }>(sql`
-    SELECT o.id, o.external_reference, (SELECT count(*)::int FROM order_lines l WHERE l.company_id = o.company_id AND l.order_id = o.id) AS lines
+    SELECT o.id, o.external_reference, (SELECT count(*)::int FROM order_lines l WHERE l.company_id = ${seed.companyId} AND l.order_id = o.id) AS lines
     FROM orders o WHERE o.company_id = ${seed.companyId}`);
   const byRef = new Map(rows.map((r) => [r.external_reference, r]));
   const created = outcomes.filter((o) => o.status === 201);

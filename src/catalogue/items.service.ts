@@ -11,14 +11,17 @@ import type { Page } from '../contract/paging.js';
 /** name: the product's name with the variant's; price: its selling price; available: decimal text, 3 places. */
 type ItemRow = Pick<VariantRow, 'sku' | 'name'> & { price: VariantRow['selling_price']; available: string };
 
-/** One orderable row per active variant; available as in the catalogue (ship-from on hand - reserved, >= 0). */
+/**
+ * One orderable row per active variant; available as in the catalogue (ship-from on hand - reserved, >= 0). Every
+ * table names the company itself: Citus routes a correlated sub-query only when it is filtered by the company.
+ */
 function itemsSql(companyId: string, where: SQL): SQL {
   return sql`SELECT v.sku,
                     CASE WHEN v.name = '' OR v.name = p.name THEN p.name ELSE p.name || ' - ' || v.name END AS name,
                     v.selling_price::text AS price,
                     coalesce((SELECT stock_available(sl.on_hand, sl.reserved) FROM stock_levels sl
-                              JOIN stock_locations loc ON loc.company_id = sl.company_id AND loc.id = sl.location_id AND loc.ships_orders AND loc.active
-                              WHERE sl.company_id = v.company_id AND sl.variant_id = v.id), 0)::numeric(14, 3)::text AS available
+                              JOIN stock_locations loc ON loc.company_id = ${companyId} AND loc.id = sl.location_id AND loc.ships_orders AND loc.active
+                              WHERE sl.company_id = ${companyId} AND sl.variant_id = v.id), 0)::numeric(14, 3)::text AS available
              FROM variants v JOIN products p ON p.company_id = v.company_id AND p.id = v.product_id
              WHERE v.company_id = ${companyId} AND v.active AND p.active AND ${where}`;
 }

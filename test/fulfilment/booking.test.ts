@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { useTestApp } from '../helpers/app.js';
+import { acrossCompanies } from '../helpers/across-companies.js';
 import { createPgDatabase, type Database } from '../../src/db/client.js';
 import { createCourierWorker, type WorkerConfig } from '../../src/fulfilment/worker.js';
 import { fakeCourier, get, jobsOf, orderBody, post, teeShop } from '../helpers/fulfilment.js';
@@ -79,7 +80,7 @@ describe('automatic booking is recorded only when enabled and the address is usa
 });
 
 // The worker serves every company in the database: each test starts with no other company's job due.
-const closeOtherJobs = () => ctx.db.query(sql`UPDATE jobs SET status = 'done', last_error = 'closed by test setup' WHERE status = 'pending'`);
+const closeOtherJobs = () => acrossCompanies(ctx.db, sql`UPDATE jobs SET status = 'done', last_error = 'closed by test setup' WHERE status = 'pending'`);
 
 describe('the worker books through the Shiprocket-style adapter', () => {
   beforeEach(closeOtherJobs);

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { sql } from 'drizzle-orm';
 import { useTestApp } from '../helpers/app.js';
+import { acrossCompanies } from '../helpers/across-companies.js';
 import { createCourierWorker } from '../../src/fulfilment/worker.js';
 import { signCallback } from '../../src/couriers/callback-signature.js';
 import { fakeCourier, get, orderBody, post, stockView, teeShop } from '../helpers/fulfilment.js';
@@ -13,7 +14,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await courier.close();
 });
-beforeEach(() => ctx.db.query(sql`UPDATE jobs SET status = 'done', last_error = 'closed by test setup' WHERE status = 'pending'`));
+beforeEach(() => acrossCompanies(ctx.db, sql`UPDATE jobs SET status = 'done', last_error = 'closed by test setup' WHERE status = 'pending'`));
 
 function callback(slug: string, body: unknown, headers: Record<string, string> = {}) {
   const payload = typeof body === 'string' ? body : JSON.stringify(body);

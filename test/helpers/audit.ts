@@ -18,18 +18,18 @@ export async function auditCompany(db: Db, companyId: string) {
   // every order has lines, and reservations matching its lines exactly (no partial order)
   const partial = await db.query<{ id: string; lines: number; reservations: number }>(sql`
     SELECT o.id,
-      (SELECT count(*)::int FROM order_lines l WHERE l.company_id = o.company_id AND l.order_id = o.id) AS lines,
-      (SELECT count(*)::int FROM stock_reservations r WHERE r.company_id = o.company_id AND r.order_id = o.id) AS reservations
+      (SELECT count(*)::int FROM order_lines l WHERE l.company_id = ${companyId} AND l.order_id = o.id) AS lines,
+      (SELECT count(*)::int FROM stock_reservations r WHERE r.company_id = ${companyId} AND r.order_id = o.id) AS reservations
     FROM orders o WHERE o.company_id = ${companyId}
-      AND (NOT EXISTS (SELECT 1 FROM order_lines l WHERE l.company_id = o.company_id AND l.order_id = o.id)
-        OR EXISTS (SELECT 1 FROM order_lines l WHERE l.company_id = o.company_id AND l.order_id = o.id
+      AND (NOT EXISTS (SELECT 1 FROM order_lines l WHERE l.company_id = ${companyId} AND l.order_id = o.id)
+        OR EXISTS (SELECT 1 FROM order_lines l WHERE l.company_id = ${companyId} AND l.order_id = o.id
                    AND l.quantity <> coalesce((SELECT sum(r.quantity) FROM stock_reservations r
-                      WHERE r.company_id = l.company_id AND r.order_id = l.order_id AND r.variant_id = l.variant_id), 0))
-        OR o.amount <> (SELECT coalesce(sum(line_total), 0) FROM order_lines l WHERE l.company_id = o.company_id AND l.order_id = o.id))`);
+                      WHERE r.company_id = ${companyId} AND r.order_id = l.order_id AND r.variant_id = l.variant_id), 0))
+        OR o.amount <> (SELECT coalesce(sum(line_total), 0) FROM order_lines l WHERE l.company_id = ${companyId} AND l.order_id = o.id))`);
   // reservations pointing at no order (a leak)
   const orphans = await db.query<{ id: string }>(sql`
     SELECT r.id FROM stock_reservations r WHERE r.company_id = ${companyId}
-      AND NOT EXISTS (SELECT 1 FROM orders o WHERE o.company_id = r.company_id AND o.id = r.order_id)`);
+      AND NOT EXISTS (SELECT 1 FROM orders o WHERE o.company_id = ${companyId} AND o.id = r.order_id)`);
   const duplicates = await db.query<{ external_reference: string; n: number }>(sql`
     SELECT external_reference, count(*)::int AS n FROM orders WHERE company_id = ${companyId}
     GROUP BY external_reference HAVING count(*) > 1`);

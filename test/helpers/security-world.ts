@@ -82,21 +82,26 @@ export async function seedCompany(ctx: TestApp, marker: string) {
 
 export type Seeded = Awaited<ReturnType<typeof seedCompany>>;
 
-/** Row counts of every table a request could write to, for one company. */
+/**
+ * Row counts of every table a request could write to, for one company or (without one) summed over every company of
+ * the file's database. Each company's counts are one statement filtered by that company (one shard on Citus, where a
+ * count over every company would visit every shard of eleven tables); every tenant row belongs to a listed company
+ * (a foreign key), so the sum is the whole database.
+ */
 export async function tableCounts(ctx: TestApp, companyId?: string): Promise<Record<string, number>> {
-  const tables = ['orders', 'order_lines', 'customers', 'stock_reservations', 'jobs', 'products', 'variants', 'categories', 'brands', 'api_keys'];
+  const companies = companyId ? [companyId] : (await ctx.db.query<{ id: string }>(sql`SELECT id FROM companies ORDER BY id`)).map((c) => c.id);
   const out: Record<string, number> = {};
-  for (const t of tables) {
-    const where = companyId ? sql` WHERE company_id = ${companyId}` : sql``;
-    const [row] = await ctx.db.query<{ n: number }>(sql`SELECT count(*)::int AS n FROM ${sql.identifier(t)}${where}`);
-    out[t] = row.n;
+  for (const id of companies) {
+    const counts = COUNTED_TABLES.map((t) => sql`(SELECT count(*)::int FROM ${sql.identifier(t)} WHERE company_id = ${id}) AS ${sql.identifier(t)}`);
+    const [row] = await ctx.db.query<Record<string, number | string>>(
+      sql`SELECT ${sql.join(counts, sql`, `)}, (SELECT coalesce(sum(reserved), 0)::text FROM stock_levels WHERE company_id = ${id}) AS reserved`,
+    );
+    for (const [k, v] of Object.entries(row)) out[k] = (out[k] ?? 0) + Number(v);
   }
-  const [stock] = await ctx.db.query<{ r: string }>(
-    sql`SELECT coalesce(sum(reserved), 0)::text AS r FROM stock_levels${companyId ? sql` WHERE company_id = ${companyId}` : sql``}`,
-  );
-  out.reserved = Number(stock.r);
   return out;
 }
+
+const COUNTED_TABLES = ['orders', 'order_lines', 'customers', 'stock_reservations', 'jobs', 'products', 'variants', 'categories', 'brands', 'api_keys'];
 
 /** Calls an MCP tool over raw JSON-RPC (stateless server: no initialize needed). */
 export async function callTool(ctx: TestApp, headers: Record<string, string>, name: string, args: unknown) {

@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { sql } from 'drizzle-orm';
 import type { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { openRedis } from '../../src/boot.js';
 import { createPgDatabase, type Database } from '../../src/db/client.js';
 import { createCourierWorker } from '../../src/fulfilment/worker.js';
@@ -24,7 +24,11 @@ const pools: Database[] = [];
 const redisClients: Redis[] = [];
 const apps: TestApp[] = [];
 
+/** On embedded PGlite (no PostgreSQL server) this file is skipped: two instances share one database: a PGlite folder belongs to one process. */
+const SERVER = inject('testDb') !== null;
+
 beforeAll(async () => {
+  if (!SERVER) return;
   testDb = await createTestDatabase();
   if (!testDb.url) throw new Error('needs a PostgreSQL server (TEST_DATABASE_URL)');
 });
@@ -56,7 +60,7 @@ async function call(base: string, path: string, headers: Record<string, string>,
   return { status: res.status, body: await res.json() };
 }
 
-describe('two instances, one PostgreSQL, one Redis', () => {
+describe.skipIf(!SERVER)('two instances, one PostgreSQL, one Redis', () => {
   it('share one rate-limit budget per key: REST on one and MCP tool calls on the other, in parallel', async () => {
     const [a, b] = [await instance({ RATE_LIMIT_MAX: '20' }), await instance({ RATE_LIMIT_MAX: '20' })];
     const co = await createCompanyWithKey(a.services);
