@@ -7,6 +7,7 @@ import { createCustomerService } from './customers/customers.service.js';
 import { createCatalogueServices } from './catalogue/index.js';
 import { createItemService } from './catalogue/items.service.js';
 import { createFulfilmentService } from './fulfilment/fulfilment.service.js';
+import { createWebhookService } from './events/webhooks.service.js';
 
 /** Every service, built once per process from its narrow dependencies; REST and MCP call the same ones. */
 export function createServices({ db, config }: { db: Db; config: Config }) {
@@ -18,6 +19,7 @@ export function createServices({ db, config }: { db: Db; config: Config }) {
     ...createCatalogueServices({ db, config }),
     items: createItemService({ db }),
     fulfilment: createFulfilmentService({ db, config }),
+    webhooks: createWebhookService({ db, config }),
   };
 }
 

@@ -223,7 +223,11 @@ export const invoiceSchema = z.object({
 
 /** Response of order lookup. */
 export const orderLookupSchema = orderSummarySchema.extend({
-  customer: z.object({ name: z.string(), phone: z.string().nullable() }),
+  customer: z.object({
+    name: z.string(),
+    phone: z.string().nullable(),
+    messaging_opted_out: z.boolean().describe('The customer asked not to receive messages from the company on the messaging channel; respect it.'),
+  }),
   items: z.array(orderLineSchema),
   shipment: shipmentSchema.nullable(),
   invoice: invoiceSchema.nullable(),

@@ -5,6 +5,7 @@ import { columnList, invoices, type invoiceCounters, type InvoiceRow, type Payme
 import { AppError, validationError } from '../contract/errors.js';
 import { newId } from '../lib/ids.js';
 import { Decimal, money } from '../lib/money.js';
+import { recordOrderEvent } from '../orders/order-events.js';
 import { lockOrder } from './fulfilment.queries.js';
 import type { OrderViews } from './order-view.js';
 
@@ -61,6 +62,7 @@ export async function issueInvoiceTx(
     INSERT INTO invoices (company_id, id, order_id, invoice_number, financial_year, total, issued_at, due_at)
     VALUES (${companyId}, ${id}, ${order.id}, ${formatInvoiceNumber(fy, Number(counter.last_number))}, ${fy}, ${money(order.amount)}::numeric,
             ${now.toISOString()}::timestamptz, ${dueAt.toISOString()}::timestamptz)`);
+  await recordOrderEvent(tx, companyId, 'invoice.issued', order.id, now);
   if (order.payment === 'prepaid' && new Decimal(order.amount).gt(0)) {
     await recordPaymentTx(tx, companyId, id, new Decimal(order.amount), 'prepaid', order.payment_reference, now);
   }
@@ -77,8 +79,8 @@ export async function recordPaymentTx(
   reference: string | null,
   now: Date,
 ): Promise<void> {
-  const [inv] = await tx.query<Pick<InvoiceRow, 'total' | 'amount_paid' | 'invoice_number'>>(
-    sql`SELECT total, amount_paid, invoice_number FROM invoices WHERE company_id = ${companyId} AND id = ${invoiceId} FOR UPDATE`,
+  const [inv] = await tx.query<Pick<InvoiceRow, 'total' | 'amount_paid' | 'invoice_number' | 'order_id'>>(
+    sql`SELECT total, amount_paid, invoice_number, order_id FROM invoices WHERE company_id = ${companyId} AND id = ${invoiceId} FOR UPDATE`,
   );
   if (!inv) throw new AppError('not_found', `no invoice ${invoiceId}`);
   const due = new Decimal(inv.total).minus(inv.amount_paid);
@@ -89,6 +91,7 @@ export async function recordPaymentTx(
     INSERT INTO payments (company_id, id, invoice_id, amount, method, reference, recorded_at)
     VALUES (${companyId}, ${newId('pay')}, ${invoiceId}, ${money(amount)}::numeric, ${method}, ${reference}, ${now.toISOString()}::timestamptz)`);
   await tx.query(sql`UPDATE invoices SET amount_paid = amount_paid + ${money(amount)}::numeric WHERE company_id = ${companyId} AND id = ${invoiceId}`);
+  await recordOrderEvent(tx, companyId, 'payment.recorded', inv.order_id, now);
 }
 
 /**
@@ -107,8 +110,8 @@ export async function setDeliveryCashTx(
   reference: string | null,
   now: Date,
 ): Promise<{ changed: boolean; recorded: Decimal }> {
-  const [inv] = await tx.query<Pick<InvoiceRow, 'total' | 'amount_paid'>>(
-    sql`SELECT total, amount_paid FROM invoices WHERE company_id = ${companyId} AND id = ${invoiceId} FOR UPDATE`,
+  const [inv] = await tx.query<Pick<InvoiceRow, 'total' | 'amount_paid' | 'order_id'>>(
+    sql`SELECT total, amount_paid, order_id FROM invoices WHERE company_id = ${companyId} AND id = ${invoiceId} FOR UPDATE`,
   );
   if (!inv) throw new AppError('not_found', `no invoice ${invoiceId}`);
   const [existing] = await tx.query<Pick<PaymentRow, 'id' | 'amount'>>(
@@ -130,6 +133,7 @@ export async function setDeliveryCashTx(
   await tx.query(sql`
     UPDATE invoices SET amount_paid = amount_paid - ${money(mine)}::numeric + ${money(target)}::numeric
     WHERE company_id = ${companyId} AND id = ${invoiceId}`);
+  await recordOrderEvent(tx, companyId, 'payment.recorded', inv.order_id, now);
   return { changed: true, recorded: target };
 }
 
