@@ -197,10 +197,10 @@ export function createDeliveryWorker(deps: { db: Db; config: DeliveryWorkerConfi
       );
   }
 
-  /** Claims and sends one company's batch; false when nothing was due. */
-  async function runOnce(): Promise<boolean> {
-    const next = await nextBatch();
-    if (!next) return false;
+  /** Claims and sends one company's batch (the next due company's, or the one named); false when nothing was due. */
+  async function runOnce(companyId?: string): Promise<boolean> {
+    const next = companyId ? { companyId, batch: await claimIn(companyId) } : await nextBatch();
+    if (!next || next.batch.length === 0) return false;
     await Promise.all(
       next.batch.map((d) =>
         deliver(next.companyId, d).catch((err: unknown) =>
@@ -214,7 +214,7 @@ export function createDeliveryWorker(deps: { db: Db; config: DeliveryWorkerConfi
   async function drain(): Promise<void> {
     while (running) {
       try {
-        if (!(await runOnce())) return;
+        if (!(await runOnce(undefined))) return;
       } catch (err) {
         log.error({ err: err instanceof Error ? err.message : String(err) }, 'webhook worker: poll failed');
         return;
@@ -234,9 +234,9 @@ export function createDeliveryWorker(deps: { db: Db; config: DeliveryWorkerConfi
   return {
     id: workerId,
     runOnce,
-    /** Runs until nothing is due (tests). */
-    async drainNow(): Promise<void> {
-      while (await runOnce());
+    /** Runs until nothing is due (of one company when named). */
+    async drainNow(companyId?: string): Promise<void> {
+      while (await runOnce(companyId));
     },
     start(): void {
       if (running || aborter.signal.aborted) return;
