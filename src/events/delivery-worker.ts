@@ -63,7 +63,8 @@ export function createDeliveryWorker(deps: { db: Db; config: DeliveryWorkerConfi
   const box = webhookSecretBox(db, config);
   const workerId = newId('wkr');
   const aborter = new AbortController();
-  const leaseMs = config.WEBHOOK_TIMEOUT_MS + 30_000;
+  // A claim outlives the send (bounded by WEBHOOK_TIMEOUT_MS) with a margin; a killed worker's claims are due again after it.
+  const leaseMs = config.WEBHOOK_TIMEOUT_MS + 5_000;
   let running = false;
   let timer: NodeJS.Timeout | undefined;
   let loop: Promise<void> | null = null;

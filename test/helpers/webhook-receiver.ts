@@ -10,10 +10,10 @@ export interface Received {
 /**
  * A real HTTP receiver on this machine. Records every well-received delivery (2xx answered) in `received`;
  * `down` answers 503 to everything, `failShare` answers 500 to that share of requests (seeded, repeatable),
- * `redirectTo` answers 302 to that location. `attempts` counts every request.
+ * `redirectTo` answers 302 to that location, `delayMs` holds every answer. `attempts` counts every request.
  */
 export async function webhookReceiver(opts: { failShare?: number; seed?: number } = {}) {
-  const state = { down: false, failShare: opts.failShare ?? 0, redirectTo: null as string | null, attempts: 0, received: [] as Received[] };
+  const state = { delayMs: 0, down: false, failShare: opts.failShare ?? 0, redirectTo: null as string | null, attempts: 0, received: [] as Received[] };
   let seed = opts.seed ?? 42;
   const random = () => {
     seed = (seed * 1103515245 + 12345) % 2 ** 31;
@@ -22,8 +22,10 @@ export async function webhookReceiver(opts: { failShare?: number; seed?: number 
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
+    req.on('end', () => void answer());
+    const answer = async () => {
       state.attempts++;
+      if (state.delayMs) await new Promise((r) => setTimeout(r, state.delayMs));
       if (state.redirectTo) {
         res.writeHead(302, { location: state.redirectTo });
         return res.end();
@@ -36,7 +38,7 @@ export async function webhookReceiver(opts: { failShare?: number; seed?: number 
       state.received.push({ headers: req.headers, raw, body: JSON.parse(raw) as Received['body'] });
       res.writeHead(200);
       res.end('ok');
-    });
+    };
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
