@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { sql } from 'drizzle-orm';
 import type { Config } from '../config.js';
 import type { Db } from '../db/index.js';
@@ -63,6 +64,7 @@ export function createDeliveryWorker(deps: { db: Db; config: DeliveryWorkerConfi
   const box = webhookSecretBox(db, config);
   const workerId = newId('wkr');
   const aborter = new AbortController();
+  setMaxListeners(BATCH + 10, aborter.signal); // one listener per send in flight
   // A claim outlives the send (bounded by WEBHOOK_TIMEOUT_MS) with a margin; a killed worker's claims are due again after it.
   const leaseMs = config.WEBHOOK_TIMEOUT_MS + 5_000;
   let running = false;
@@ -167,7 +169,9 @@ export function createDeliveryWorker(deps: { db: Db; config: DeliveryWorkerConfi
   async function settle(companyId: string, d: Claimed, status: 'pending' | 'delivered' | 'failed', code: number | null, error: string | null, now: Date) {
     const delay = retryDelayMs(config.WEBHOOK_RETRY_BASE_MS, config.WEBHOOK_RETRY_MAX_MS, d.attempts);
     const at = now.toISOString();
-    await db.tx(async (tx) => {
+    // The common case, a delivery to a healthy endpoint, is one statement; the rest also write the endpoint's health.
+    const run = status === 'delivered' && !d.failing_since ? <T>(fn: (tx: Db) => Promise<T>) => fn(db) : <T>(fn: (tx: Db) => Promise<T>) => db.tx(fn);
+    await run(async (tx) => {
       await tx.query(sql`
         UPDATE webhook_deliveries SET status = ${status}, last_status_code = ${code}, last_error = ${error ? error.slice(0, 300) : null},
           delivered_at = ${status === 'delivered' ? at : null}::timestamptz, updated_at = ${at}::timestamptz,
