@@ -34,8 +34,8 @@ async function eventIds(companyId: string) {
   return new Set(rows.map((r) => r.id));
 }
 async function deliveryStates(companyId: string) {
-  return ctx.db.query<{ event_id: string; status: string; attempts: number; last_status_code: number | null }>(
-    sql`SELECT event_id, status, attempts, last_status_code FROM webhook_deliveries WHERE company_id = ${companyId} ORDER BY seq`,
+  return ctx.db.query<{ event_id: string; status: string; attempts: number; last_status_code: number | null; last_error: string | null }>(
+    sql`SELECT event_id, status, attempts, last_status_code, last_error FROM webhook_deliveries WHERE company_id = ${companyId} ORDER BY seq`,
   );
 }
 
@@ -216,6 +216,36 @@ describe('events delivered to a real receiver', () => {
     } finally {
       await target.close();
       await redirecting.close();
+    }
+  });
+
+  it('checks the address again when connecting: a name that now resolves to loopback is refused, nothing is sent', async () => {
+    const s = await subscribed(receiver.url.replace('127.0.0.1', 'localhost'), ['order.created']);
+    await post(ctx, s.headers, orderBody());
+    const before = receiver.state.attempts;
+    await worker({ WEBHOOK_ALLOW_PRIVATE_ADDRESSES: false }).runOnce(s.companyId);
+    expect(receiver.state.attempts).toBe(before);
+    expect(await deliveryStates(s.companyId)).toEqual([
+      expect.objectContaining({ status: 'pending', attempts: 1, last_status_code: null, last_error: expect.stringContaining('forbidden address') }),
+    ]);
+    await ctx.services.webhooks.remove(s.companyId, s.endpointId);
+  });
+
+  it('counts an answer slower than the timeout as a failure', async () => {
+    const slow = await webhookReceiver();
+    try {
+      slow.state.delayMs = 1000;
+      const s = await subscribed(slow.url, ['order.created']);
+      await post(ctx, s.headers, orderBody());
+      const started = Date.now();
+      await worker({ WEBHOOK_TIMEOUT_MS: 150 }).runOnce(s.companyId);
+      expect(Date.now() - started).toBeLessThan(900);
+      expect(await deliveryStates(s.companyId)).toEqual([
+        expect.objectContaining({ status: 'pending', attempts: 1, last_status_code: null, last_error: 'timed out after 150 ms' }),
+      ]);
+      await ctx.services.webhooks.remove(s.companyId, s.endpointId);
+    } finally {
+      await slow.close();
     }
   });
 
