@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { phoneInput, PHONE_FORMAT, requiredAs } from './orders.js';
+import { requiredAs } from './orders.js';
 
 /** Every event type a webhook may subscribe to (issue 14), in the order docs/webhooks.md lists them. */
 export const EVENT_TYPES = [
@@ -54,11 +54,3 @@ export type WebhookEndpoint = z.infer<typeof webhookEndpointSchema>;
 export const createdWebhookSchema = webhookEndpointSchema.extend({
   secret: z.string().describe('The signing secret, shown this once only. Keep it to check X-Webhook-Signature.'),
 });
-
-export const optOutBody = z.object({
-  phone: phoneInput.describe(`The customer's mobile number. ${PHONE_FORMAT}`),
-  messaging_opted_out: z
-    .boolean({ error: requiredAs('true (the customer asked to stop messages) or false (asked to resume)') })
-    .describe('true: the customer asked to stop messages; false: asked to resume. Sending the current value changes nothing.'),
-});
-export type OptOutBody = z.output<typeof optOutBody>;

@@ -3,8 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Services } from '../../services.js';
 import { errorResponses } from '../../contract/error-responses.js';
-import { customerLookupQuery, customerSchema } from '../../contract/customers.js';
-import { optOutBody } from '../../contract/webhooks.js';
+import { customerLookupQuery, customerSchema, optOutBody } from '../../contract/customers.js';
 
 /** REST door for customers. */
 export function registerCustomerRoutes(api: FastifyInstance, { customers }: Pick<Services, 'customers'>): void {
