@@ -78,6 +78,15 @@ export async function failPendingDeliveries(tx: Db, companyId: string, endpointI
     WHERE company_id = ${companyId} AND endpoint_id = ${endpointId} AND status = 'pending'`);
 }
 
+/** A disabled endpoint active again, its failure record cleared (deliveries given up stay failed: re-send them). */
+export async function enableEndpoint(db: Db, companyId: string, id: string, now: Date): Promise<EndpointRecord | undefined> {
+  const rows = await db.query<EndpointRecord>(sql`
+    UPDATE webhook_endpoints SET status = 'active', failing_since = NULL, disabled_reason = NULL, updated_at = ${now.toISOString()}::timestamptz
+    WHERE company_id = ${companyId} AND id = ${id} AND status <> 'removed'
+    RETURNING ${ENDPOINT_COLUMNS}`);
+  return rows[0];
+}
+
 export async function rotateEndpointSecret(tx: Db, companyId: string, id: string, secretEnc: string, previousUntil: Date): Promise<EndpointRecord | undefined> {
   const rows = await tx.query<EndpointRecord>(sql`
     UPDATE webhook_endpoints SET previous_secret_enc = secret_enc, previous_secret_expires_at = ${previousUntil.toISOString()}::timestamptz,

@@ -7,6 +7,7 @@ import { signWebhook, WEBHOOK_ID_HEADER, WEBHOOK_SIGNATURE_HEADER } from '../lib
 import { checkDestination, DestinationError, type DestinationPolicy } from './destination.js';
 import {
   countEndpoints,
+  enableEndpoint,
   findDeliveries,
   findEndpoint,
   findEndpoints,
@@ -90,6 +91,13 @@ export function createWebhookService({ db, config, clock = () => new Date() }: {
       const removed = await db.tx((tx) => removeEndpoint(tx, companyId, id, clock()));
       if (!removed) throw unknown(id);
       return { id, removed: true };
+    },
+
+    /** Turns a disabled endpoint on again (its secret unchanged); failed deliveries can then be re-sent. */
+    async enable(companyId: string, id: string): Promise<WebhookEndpoint> {
+      const record = await enableEndpoint(db, companyId, id, clock());
+      if (!record) throw unknown(id);
+      return endpointOut(record);
     },
 
     /** A new secret, shown once; the previous one keeps signing (beside it) for WEBHOOK_ROTATION_GRACE_MS. */

@@ -75,6 +75,8 @@ describe('admin CLI: webhooks, deliveries, opt-out, key permissions', () => {
     expect(delivered).toEqual([expect.objectContaining({ status: 'delivered', attempts: 2, last_status_code: 200 })]);
     expect((await admin('webhook', 'resend', '--company', co, '--all-failed', '--json')).out).toContain('"resent": 0');
 
+    expect(JSON.parse((await admin('webhook', 'enable', '--company', co, endpoint.id, '--json')).out)).toMatchObject({ id: endpoint.id, status: 'active' });
+    expect((await admin('webhook', 'enable', '--company', co, 'whe_none')).code).toBe(1);
     const rotated = JSON.parse((await admin('webhook', 'rotate', '--company', co, endpoint.id, '--json')).out);
     expect(rotated.secret).not.toBe(endpoint.secret);
     expect((await admin('webhook', 'remove', '--company', co, endpoint.id)).code).toBe(0);

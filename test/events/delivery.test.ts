@@ -286,6 +286,13 @@ describe('events delivered to a real receiver', () => {
       // Nothing more is recorded for a disabled endpoint.
       await post(ctx, s.headers, orderBody());
       expect(await deliveryStates(s.companyId)).toHaveLength(2);
+      // The admin turns it on again once it works, and re-sends what failed: delivered in order.
+      dead.state.down = false;
+      expect(await ctx.services.webhooks.enable(s.companyId, s.endpointId)).toMatchObject({ status: 'active', failing_since: null, disabled_reason: null });
+      expect(await ctx.services.webhooks.resend(s.companyId, null)).toEqual({ resent: 2 });
+      await worker().drainNow(s.companyId);
+      expect((await deliveryStates(s.companyId)).map((d) => d.status)).toEqual(['delivered', 'delivered']);
+      expect(dead.state.received.map((r) => r.body.type)).toEqual(['order.created', 'order.status_changed']);
     } finally {
       await dead.close();
     }

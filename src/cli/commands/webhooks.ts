@@ -66,6 +66,15 @@ export const webhookCommands: CommandGroup = {
       show(ctx, removed, [{ key: 'id', title: 'REMOVED' }], [removed]);
     },
   },
+  'webhook enable': {
+    usage: 'webhook enable --company <id|slug> <endpoint id>',
+    summary: 'turn a disabled endpoint on again (same secret); then `webhook resend --all-failed` if wanted',
+    async run(args, ctx) {
+      const { values, pos } = parse(args, companyFlag, ['endpoint id']);
+      const endpoint = await ctx.services.webhooks.enable((await companyId(ctx, values))!, pos[0]);
+      show(ctx, endpoint, ENDPOINT_COLUMNS, [endpoint]);
+    },
+  },
   'webhook rotate': {
     usage: 'webhook rotate --company <id|slug> <endpoint id>',
     summary: 'a new signing secret (printed once); the previous one keeps signing during the grace period',
