@@ -92,7 +92,7 @@ async function setUp(): Promise<Fixture> {
     const [hotSku, agedSku, freshSku] = [skus[0], skus[1], skus[2]];
 
     // The aged SKU gets its past orders through the real service, so its reservation rows are real.
-    const ctx = { companyId: small.id, keyId: 'bench', keyPrefix: 'bench' };
+    const ctx = { companyId: small.id, keyId: 'bench', keyPrefix: 'bench', permissions: ['commerce'] };
     const orderNumbers: string[] = [];
     let done = 0;
     const report = progress(`past orders on ${agedSku}`);

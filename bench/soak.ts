@@ -1,11 +1,12 @@
 /**
- * npm run soak [-- --orders 5000 --clients 50 --instances 2 --hot 5 --cold 495 --hot-stock 200 --keep]
+ * npm run soak [-- --orders 5000 --clients 50 --instances 2 --hot 5 --cold 495 --hot-stock 200 --webhooks 0.2 --keep]
  *
  * Thousands of orders from many parallel HTTP clients against listening instances of the app (two or more
  * share one PostgreSQL and, with REDIS_URL, one Redis), mixed with browse, detail and lookup traffic; then
  * the audit of bench/soak-run.ts. Uses a fresh database on the server of SOAK_DATABASE_URL / DATABASE_URL
  * (default postgres://postgres@127.0.0.1:5432/postgres), dropped at the end unless --keep. Exit code 1
- * when the audit finds anything.
+ * when the audit finds anything. `--webhooks <share>`: an endpoint on a local receiver that answers 500 to that share
+ * of requests, a delivery worker in every instance, and afterwards events produced vs delivered (exit 1 on a loss).
  */
 import { parseArgs } from 'node:util';
 import type { AddressInfo } from 'node:net';
@@ -18,6 +19,8 @@ import { createPgDatabase, type Database } from '../src/db/client.js';
 import { migrate } from '../src/db/migrate.js';
 import { createServices } from '../src/services.js';
 import { runSoak, seedSoakCompany } from './soak-run.js';
+import { createDeliveryWorker, type DeliveryWorker } from '../src/events/delivery-worker.js';
+import { failingReceiver, webhookFigures } from './soak-webhooks.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -28,6 +31,7 @@ const { values: args } = parseArgs({
     cold: { type: 'string', default: '495' },
     'hot-stock': { type: 'string', default: '200' },
     keep: { type: 'boolean', default: false },
+    webhooks: { type: 'string' },
   },
 });
 
@@ -66,7 +70,19 @@ async function main() {
       LOG_LEVEL: 'warn',
       RATE_LIMIT_MAX: '100000000',
       AUTH_FAILURE_LIMIT: '100000',
+      // with --webhooks: a receiver on this machine, quick retries so the soak's failures are retried within the run
+      ...(args.webhooks === undefined
+        ? { WEBHOOK_WORKER_ENABLED: 'false' }
+        : {
+            WEBHOOK_ALLOW_HTTP: 'true',
+            WEBHOOK_ALLOW_PRIVATE_ADDRESSES: 'true',
+            WEBHOOK_POLL_MS: '100',
+            WEBHOOK_RETRY_BASE_MS: '200',
+            WEBHOOK_RETRY_MAX_MS: '2000',
+          }),
     });
+    const receiver = args.webhooks === undefined ? undefined : await failingReceiver(Number(args.webhooks));
+    const workers: DeliveryWorker[] = [];
     const bases: string[] = [];
     for (let i = 0; i < instances; i++) {
       const db = createPgDatabase({
@@ -83,9 +99,15 @@ async function main() {
       apps.push(app);
       await app.listen({ host: '127.0.0.1', port: 0 });
       bases.push(`http://127.0.0.1:${(app.server.address() as AddressInfo).port}${config.BASE_PATH}`);
+      if (receiver) workers.push(createDeliveryWorker({ db, config }));
     }
     const services = createServices({ db: dbs[0], config });
     const seed = await seedSoakCompany(dbs[0], services, { hot: Number(args.hot), cold: Number(args.cold), hotStock: Number(args['hot-stock']) });
+    if (receiver) {
+      await services.webhooks.create(seed.companyId, { url: receiver.url, events: ['order.created'], description: 'soak' });
+      for (const w of workers) w.start();
+      console.log(`webhooks: receiver ${receiver.url} refusing ${Number(args.webhooks) * 100} % of requests; a delivery worker per instance`);
+    }
     console.log(`instances: ${bases.join(', ')}; ${seed.hot.length} hot variants (${args['hot-stock']} units each), ${seed.cold.length} cold`);
     const report = await runSoak(seed, { db: dbs[0], baseUrls: bases, orders: Number(args.orders), clients: Number(args.clients), log: console.log });
     const { audit, problems, ...figures } = report;
@@ -94,6 +116,15 @@ async function main() {
     console.log(
       `audit: ${audit.stock.length} stock rows off, ${audit.partial.length} partial orders, ${audit.orphans.length} orphan reservations, ${audit.duplicates.length} duplicate references`,
     );
+    if (receiver) {
+      const hooks = await webhookFigures(dbs[0], seed.companyId, receiver);
+      for (const w of workers) await w.stop();
+      await receiver.close();
+      console.log('webhooks:', JSON.stringify(hooks));
+      if (hooks.received_distinct !== hooks.events || hooks.events !== report.created) {
+        problems.push(`webhooks: ${report.created} orders, ${hooks.events} events, ${hooks.received_distinct} distinct events received`);
+      }
+    }
     if (problems.length) {
       console.log(`\nPROBLEMS (${problems.length}):\n${problems.slice(0, 50).join('\n')}`);
       process.exitCode = 1;

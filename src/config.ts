@@ -63,6 +63,45 @@ export const configSchema = z.object({
     .min(60)
     .max(30 * 86400)
     .default(86400),
+  // Webhooks (issue 14). The two ALLOW settings are for development and tests only: never in production.
+  WEBHOOK_ALLOW_HTTP: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((v) => v === 'true'),
+  WEBHOOK_ALLOW_PRIVATE_ADDRESSES: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((v) => v === 'true'),
+  WEBHOOK_WORKER_ENABLED: z
+    .enum(['true', 'false'])
+    .default('true')
+    .transform((v) => v === 'true'),
+  WEBHOOK_POLL_MS: z.coerce.number().int().min(10).default(1_000),
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
+  WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().min(1).default(30_000),
+  WEBHOOK_RETRY_MAX_MS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(6 * 60 * 60 * 1000),
+  /** how long a delivery is retried before it is marked failed (at least 24 hours outside tests) */
+  WEBHOOK_RETRY_FOR_MS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(26 * 60 * 60 * 1000),
+  /** an endpoint failing without a single success for this long is disabled */
+  WEBHOOK_DISABLE_AFTER_MS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(3 * 24 * 60 * 60 * 1000),
+  /** how long the previous secret keeps signing after a rotation */
+  WEBHOOK_ROTATION_GRACE_MS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(24 * 60 * 60 * 1000),
 });
 
 export type Config = z.infer<typeof configSchema>;

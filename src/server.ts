@@ -4,6 +4,7 @@ import { openMigratedDatabase, openRedis } from './boot.js';
 import { ConfigError, loadConfig } from './config.js';
 import { createServices } from './services.js';
 import { createCourierWorker } from './fulfilment/worker.js';
+import { createDeliveryWorker } from './events/delivery-worker.js';
 import { DEMO_SLUG, seedDemo } from './seed/demo.js';
 
 async function main(): Promise<void> {
@@ -35,6 +36,9 @@ async function main(): Promise<void> {
   // Courier bookings (transactional outbox); several instances may run it: jobs are claimed with SKIP LOCKED.
   const worker = config.FULFILMENT_WORKER_ENABLED ? createCourierWorker({ db, config, log: logger.child({ component: 'courier-worker' }) }) : null;
   worker?.start();
+  // Webhook deliveries (the events outbox); several instances may run it: deliveries are claimed with SKIP LOCKED.
+  const deliveries = config.WEBHOOK_WORKER_ENABLED ? createDeliveryWorker({ db, config, log: logger.child({ component: 'webhook-worker' }) }) : null;
+  deliveries?.start();
 
   let closing = false;
   const shutdown = async (signal: string) => {
@@ -48,6 +52,7 @@ async function main(): Promise<void> {
     force.unref();
     try {
       await worker?.stop();
+      await deliveries?.stop();
       await app.close();
       await db.close();
       await redis?.quit().catch(() => {});

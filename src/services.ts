@@ -8,6 +8,7 @@ import { createCustomerService } from './customers/customers.service.js';
 import { createCatalogueServices } from './catalogue/index.js';
 import { createItemService } from './catalogue/items.service.js';
 import { createFulfilmentService } from './fulfilment/fulfilment.service.js';
+import { createWebhookService } from './events/webhooks.service.js';
 
 /** Every service, built once per process from its narrow dependencies; REST and MCP call the same ones. */
 export function createServices({ db, config }: { db: Db; config: Config }) {
@@ -21,6 +22,7 @@ export function createServices({ db, config }: { db: Db; config: Config }) {
     ...catalogue,
     items: createItemService({ db }),
     fulfilment: createFulfilmentService({ db, config }),
+    webhooks: createWebhookService({ db, config }),
   };
 }
 

@@ -6,6 +6,7 @@ import { orderCommands } from './commands/orders.js';
 import { billingCommands } from './commands/billing.js';
 import { courierCommands } from './commands/couriers.js';
 import { dbCommands } from './commands/db.js';
+import { webhookCommands } from './commands/webhooks.js';
 
 /** Every admin command, group by group, in the order --help lists them. A new group is one line here. */
 export const COMMANDS: CommandGroup = {
@@ -15,5 +16,6 @@ export const COMMANDS: CommandGroup = {
   ...orderCommands,
   ...billingCommands,
   ...courierCommands,
+  ...webhookCommands,
   ...dbCommands,
 };

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { queryInt } from './validation.js';
-import { orderSummarySchema, phoneInput, PHONE_FORMAT } from './orders.js';
+import { orderSummarySchema, phoneInput, PHONE_FORMAT, requiredAs } from './orders.js';
 
 export const customerLookupQuery = z.object({
   phone: phoneInput.describe(`The customer's mobile number. ${PHONE_FORMAT}`),
@@ -23,3 +23,12 @@ export const customerSchema = z.object({
 });
 
 export type Customer = z.infer<typeof customerSchema>;
+
+/** PUT /customers/messaging-opt-out (issue 14). */
+export const optOutBody = z.object({
+  phone: phoneInput.describe(`The customer's mobile number. ${PHONE_FORMAT}`),
+  messaging_opted_out: z
+    .boolean({ error: requiredAs('true (the customer asked to stop messages) or false (asked to resume)') })
+    .describe('true: the customer asked to stop messages; false: asked to resume. Sending the current value changes nothing.'),
+});
+export type OptOutBody = z.output<typeof optOutBody>;

@@ -219,7 +219,10 @@ export const creditNoteSchema = z.object({
   reason: z.string().describe('`cancelled` or `returned`: why the invoice was reversed'),
   total: z.string(),
   issued_at: z.string(),
-  url: z.string().describe('signed link to the credit note as a PDF, valid for a limited time (24 hours by default); fetch it when needed'),
+  url: z
+    .string()
+    .nullable()
+    .describe('signed link to the credit note as a PDF, valid for a limited time (24 hours by default); fetch it when needed. null in webhook events'),
 });
 
 export const invoiceSchema = z.object({
@@ -227,7 +230,12 @@ export const invoiceSchema = z.object({
   payment_status: z.string(),
   total: z.string(),
   amount_due: z.string(),
-  url: z.string().describe('signed link to the GST invoice as a PDF, valid for a limited time (24 hours by default); fetch it when needed, do not store it'),
+  url: z
+    .string()
+    .nullable()
+    .describe(
+      'signed link to the GST invoice as a PDF, valid for a limited time (24 hours by default); fetch it when needed, do not store it. null in webhook events: look the order up for a fresh link',
+    ),
   credit_note: creditNoteSchema
     .nullable()
     .describe('the credit note reversing this invoice when the order was cancelled or returned after invoicing; nothing is then owed on it'),
@@ -235,7 +243,11 @@ export const invoiceSchema = z.object({
 
 /** Response of order lookup. */
 export const orderLookupSchema = orderSummarySchema.extend({
-  customer: z.object({ name: z.string(), phone: z.string().nullable() }),
+  customer: z.object({
+    name: z.string(),
+    phone: z.string().nullable(),
+    messaging_opted_out: z.boolean().describe('The customer asked not to receive messages from the company on the messaging channel; respect it.'),
+  }),
   items: z.array(orderLineSchema),
   shipment: shipmentSchema.nullable(),
   invoice: invoiceSchema.nullable(),

@@ -53,3 +53,11 @@ export async function recentOrders(db: Db, companyId: string, customerId: string
     'customer_recent_orders',
   );
 }
+
+/** Sets the customer's messaging opt-out; true when it changed (false when already so, or no such customer). */
+export async function setOptOut(tx: Db, companyId: string, phoneE164: string, optedOut: boolean, now: Date): Promise<boolean> {
+  const rows = await tx.query(sql`
+    UPDATE customers SET messaging_opted_out = ${optedOut}, updated_at = ${now.toISOString()}::timestamptz
+    WHERE company_id = ${companyId} AND phone_e164 = ${phoneE164} AND messaging_opted_out <> ${optedOut} RETURNING id`);
+  return rows.length === 1;
+}

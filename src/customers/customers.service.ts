@@ -5,7 +5,8 @@ import { newId } from '../lib/ids.js';
 import { normalizePhone } from '../lib/phone.js';
 import { toOrderSummary } from '../contract/order-output.js';
 import type { Customer, CustomerLookupQuery } from '../contract/customers.js';
-import { findCustomerByPhone, upsertCustomer, recentOrders, type AddressFields, type CustomerRow } from './customers.queries.js';
+import { recordEvent } from '../events/events.queries.js';
+import { findCustomerByPhone, setOptOut, upsertCustomer, recentOrders, type AddressFields, type CustomerRow } from './customers.queries.js';
 
 export type { AddressFields, CustomerRow } from './customers.queries.js';
 
@@ -39,27 +40,57 @@ export async function recogniseCustomer(
   return upsertCustomer(tx, companyId, { id: newId('cus'), ...input });
 }
 
-export function createCustomerService({ db }: { db: Db }) {
+/** The GET /customers shape of a customer, with their latest orders (read with `db`, a transaction or the pool). */
+async function customerOut(db: Db, companyId: string, customer: CustomerRow, recent: number): Promise<Customer> {
+  const orders = await recentOrders(db, companyId, customer.id, recent);
+  return {
+    customer_id: customer.id,
+    name: customer.name,
+    phone: customer.phone_e164,
+    email: customer.email,
+    city: customer.city,
+    state: customer.state,
+    pincode: customer.pincode,
+    shipping_address: addressLine(customer),
+    messaging_opted_out: customer.messaging_opted_out,
+    recent_orders: orders.map(toOrderSummary),
+  };
+}
+
+/** How many recent orders a customer event carries (GET /customers' default). */
+const EVENT_RECENT_ORDERS = 5;
+
+export function createCustomerService({ db, clock = () => new Date() }: { db: Db; clock?: () => Date }) {
+  const byPhone = (phone: string) => {
+    const p = normalizePhone(phone);
+    if (!p.ok) throw validationError([{ path: 'phone', message: p.message }]);
+    return p.e164;
+  };
+  const unknown = () => notFound('no customer with this phone number in this company');
+
   return {
     /** GET /customers: the customer with this phone (any format), with their latest orders. */
     async findByPhone(tenant: Tenant, query: CustomerLookupQuery): Promise<Customer> {
-      const phone = normalizePhone(query.phone);
-      if (!phone.ok) throw validationError([{ path: 'phone', message: phone.message }]);
-      const customer = await findCustomerByPhone(db, tenant.companyId, phone.e164);
-      if (!customer) throw notFound('no customer with this phone number in this company');
-      const orders = await recentOrders(db, tenant.companyId, customer.id, query.recent_orders);
-      return {
-        customer_id: customer.id,
-        name: customer.name,
-        phone: customer.phone_e164,
-        email: customer.email,
-        city: customer.city,
-        state: customer.state,
-        pincode: customer.pincode,
-        shipping_address: addressLine(customer),
-        messaging_opted_out: customer.messaging_opted_out,
-        recent_orders: orders.map(toOrderSummary),
-      };
+      const customer = await findCustomerByPhone(db, tenant.companyId, byPhone(query.phone));
+      if (!customer) throw unknown();
+      return customerOut(db, tenant.companyId, customer, query.recent_orders);
+    },
+
+    /**
+     * The customer asked to stop (true) or resume (false) messages. Idempotent: the current value again changes
+     * nothing and records no event; a change records customer.messaging_opt_out_changed in its transaction.
+     */
+    async setMessagingOptOut(companyId: string, phone: string, optedOut: boolean): Promise<{ customer: Customer; changed: boolean }> {
+      const e164 = byPhone(phone);
+      return db.tx(async (tx) => {
+        const changed = await setOptOut(tx, companyId, e164, optedOut, clock());
+        const customer = await findCustomerByPhone(tx, companyId, e164);
+        if (!customer) throw unknown();
+        const out = await customerOut(tx, companyId, customer, EVENT_RECENT_ORDERS);
+        if (changed)
+          await recordEvent(tx, companyId, { id: newId('evt'), type: 'customer.messaging_opt_out_changed', subjectId: customer.id, data: out, at: clock() });
+        return { customer: out, changed };
+      });
     },
   };
 }

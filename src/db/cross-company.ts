@@ -11,6 +11,8 @@ import type { Db } from './client.js';
 export const CROSS_COMPANY_QUERIES = {
   /** Courier worker poll: up to n companies with a due pending booking job (no row lock; the claim is per company). */
   'worker.due-companies': 'courier worker: companies with a due pending booking job',
+  /** Webhook delivery worker poll: up to n companies with a due pending delivery (no row lock; the claim is per company). */
+  'webhooks.due-companies': 'webhook worker: companies with a due pending delivery',
   /** Admin `jobs list` without --company: the latest jobs of every company. */
   'admin.jobs-list': 'admin jobs list across companies',
   /** Admin `jobs retry <job id>`: the company of a job named by id alone. */

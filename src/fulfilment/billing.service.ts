@@ -15,6 +15,7 @@ import { findTaxProfile } from '../companies/tax-profile.service.js';
 import { AppError, validationError } from '../contract/errors.js';
 import { newId } from '../lib/ids.js';
 import { Decimal, money } from '../lib/money.js';
+import { recordOrderEvent } from '../orders/order-events.js';
 import { lockOrder } from './fulfilment.queries.js';
 import { buildInvoiceDocument } from './invoice-document.js';
 import type { OrderViews } from './order-view.js';
@@ -91,6 +92,7 @@ export async function issueInvoiceTx(
     INSERT INTO invoices (company_id, id, order_id, invoice_number, financial_year, total, issued_at, due_at, document)
     VALUES (${companyId}, ${id}, ${order.id}, ${formatDocumentNumber(prefix, fy, Number(counter.last_number))}, ${fy}, ${money(order.amount)}::numeric,
             ${now.toISOString()}::timestamptz, ${dueAt.toISOString()}::timestamptz, ${JSON.stringify(document)}::jsonb)`);
+  await recordOrderEvent(tx, companyId, 'invoice.issued', order.id, now);
   if (order.payment === 'prepaid' && new Decimal(order.amount).gt(0)) {
     await recordPaymentTx(tx, companyId, id, new Decimal(order.amount), 'prepaid', order.payment_reference, now);
   }
@@ -137,8 +139,8 @@ export async function recordPaymentTx(
   reference: string | null,
   now: Date,
 ): Promise<void> {
-  const [inv] = await tx.query<Pick<InvoiceRow, 'total' | 'amount_paid' | 'invoice_number'>>(
-    sql`SELECT total, amount_paid, invoice_number FROM invoices WHERE company_id = ${companyId} AND id = ${invoiceId} FOR UPDATE`,
+  const [inv] = await tx.query<Pick<InvoiceRow, 'total' | 'amount_paid' | 'invoice_number' | 'order_id'>>(
+    sql`SELECT total, amount_paid, invoice_number, order_id FROM invoices WHERE company_id = ${companyId} AND id = ${invoiceId} FOR UPDATE`,
   );
   if (!inv) throw new AppError('not_found', `no invoice ${invoiceId}`);
   const due = new Decimal(inv.total).minus(inv.amount_paid);
@@ -149,6 +151,7 @@ export async function recordPaymentTx(
     INSERT INTO payments (company_id, id, invoice_id, amount, method, reference, recorded_at)
     VALUES (${companyId}, ${newId('pay')}, ${invoiceId}, ${money(amount)}::numeric, ${method}, ${reference}, ${now.toISOString()}::timestamptz)`);
   await tx.query(sql`UPDATE invoices SET amount_paid = amount_paid + ${money(amount)}::numeric WHERE company_id = ${companyId} AND id = ${invoiceId}`);
+  await recordOrderEvent(tx, companyId, 'payment.recorded', inv.order_id, now);
 }
 
 /**
@@ -167,8 +170,8 @@ export async function setDeliveryCashTx(
   reference: string | null,
   now: Date,
 ): Promise<{ changed: boolean; recorded: Decimal }> {
-  const [inv] = await tx.query<Pick<InvoiceRow, 'total' | 'amount_paid'>>(
-    sql`SELECT total, amount_paid FROM invoices WHERE company_id = ${companyId} AND id = ${invoiceId} FOR UPDATE`,
+  const [inv] = await tx.query<Pick<InvoiceRow, 'total' | 'amount_paid' | 'order_id'>>(
+    sql`SELECT total, amount_paid, order_id FROM invoices WHERE company_id = ${companyId} AND id = ${invoiceId} FOR UPDATE`,
   );
   if (!inv) throw new AppError('not_found', `no invoice ${invoiceId}`);
   const [existing] = await tx.query<Pick<PaymentRow, 'id' | 'amount'>>(
@@ -190,6 +193,7 @@ export async function setDeliveryCashTx(
   await tx.query(sql`
     UPDATE invoices SET amount_paid = amount_paid - ${money(mine)}::numeric + ${money(target)}::numeric
     WHERE company_id = ${companyId} AND id = ${invoiceId}`);
+  await recordOrderEvent(tx, companyId, 'payment.recorded', inv.order_id, now);
   return { changed: true, recorded: target };
 }
 

@@ -5,6 +5,7 @@ import { newId } from '../lib/ids.js';
 import { Decimal } from '../lib/money.js';
 import { companyAutoCourierBooking, findShipFromLocation, insertCourierBookingJob } from '../orders/orders.queries.js';
 import { convertReservations, releaseReservations, reserveStock, returnShippedStock } from '../orders/reservations.js';
+import { recordOrderEvent } from '../orders/order-events.js';
 import { issueCreditNoteTx, issueInvoiceTx } from './billing.service.js';
 import { findBookingLines, findShipment, lockOrder, recordShipmentStatus, setOrderLocation, setOrderStatus, type LockedOrder } from './fulfilment.queries.js';
 import type { OrderViews } from './order-view.js';
@@ -48,11 +49,15 @@ export function createLifecycleService({
         [{ path: 'status', message: `${order.status} -> ${to} is not allowed` }],
       );
     }
+    const from = order.status;
     if (to === 'confirmed') await reserveDraft(tx, companyId, order);
     else if (to === 'cancelled') {
       await releaseReservations(tx, { companyId, orderId: order.id });
       const shipment = await findShipment(tx, companyId, order.id, true);
-      if (shipment?.status === 'pending') await recordShipmentStatus(tx, companyId, shipment.id, shipment, 'cancelled', 'cli', 'order cancelled', now);
+      if (shipment?.status === 'pending') {
+        await recordShipmentStatus(tx, companyId, shipment.id, shipment, 'cancelled', 'cli', 'order cancelled', now);
+        if (from !== 'draft') await recordOrderEvent(tx, companyId, 'shipment.updated', order.id, now);
+      }
       await issueCreditNoteTx(tx, companyId, order.id, 'cancelled', now);
     } else if (to === 'shipped') {
       await convertReservations(tx, { companyId, orderId: order.id });
@@ -63,6 +68,10 @@ export function createLifecycleService({
     }
     await setOrderStatus(tx, companyId, order.id, to);
     order.status = to;
+    // A draft was never shown through the API: its confirmation is the order's creation, its cancellation nothing.
+    if (from === 'draft') {
+      if (to === 'confirmed') await recordOrderEvent(tx, companyId, 'order.created', order.id, now);
+    } else await recordOrderEvent(tx, companyId, 'order.status_changed', order.id, now);
   }
 
   /** Draft -> confirmed: stock reserved under the same rules as POST /orders (409 short, 422 no location). */

@@ -7,6 +7,7 @@ import { newId } from '../lib/ids.js';
 import { type Decimal, money } from '../lib/money.js';
 import { deliveryAddress } from '../orders/order-input.js';
 import { insertCourierBookingJob } from '../orders/orders.queries.js';
+import { recordOrderEvent } from '../orders/order-events.js';
 import { deliveryAddressInput } from '../contract/orders.js';
 import { issueInvoiceTx, setDeliveryCashTx } from './billing.service.js';
 import {
@@ -111,8 +112,10 @@ export function createShippingService({
             const url = opts.trackingUrl ?? trackingUrlFor(adapter, opts.awb ?? null);
             await insertShipment(tx, companyId, { id, orderId, adapter, courier: opts.courier ?? null, awb: opts.awb ?? null, status, trackingUrl: url });
             await insertShipmentEvent(tx, companyId, { id: newId('sev'), shipmentId: id, status, source: 'cli', note: 'entered by staff' });
+            if (status !== 'pending') await recordOrderEvent(tx, companyId, 'shipment.updated', orderId, now);
           } else if (opts.awb || opts.courier || opts.trackingUrl) {
             const awb = opts.awb ?? existing.awb;
+            const booked = existing.status === 'pending' && awb;
             await updateShipment(tx, companyId, existing.id, {
               status: existing.status === 'pending' && awb ? 'booked' : existing.status,
               courier: opts.courier ?? existing.courier,
@@ -120,6 +123,7 @@ export function createShippingService({
               trackingUrl: opts.trackingUrl ?? existing.tracking_url ?? trackingUrlFor(existing.adapter, awb),
               deliveredAt: existing.delivered_at,
             });
+            if (booked || (opts.awb !== undefined && opts.awb !== existing.awb)) await recordOrderEvent(tx, companyId, 'shipment.updated', orderId, now);
           }
         })
         .catch((err) => {
@@ -207,6 +211,7 @@ export function createShippingService({
         let changed = false;
         if (move === 'move') {
           await recordShipmentStatus(tx, companyId, shipment.id, shipment, status, opts.source, note, now);
+          await recordOrderEvent(tx, companyId, 'shipment.updated', orderId, now);
           changed = true;
         }
         if (LEFT_US.has(status) && (order.status === 'confirmed' || order.status === 'packed')) {

@@ -6,6 +6,7 @@ import { columnList, jobs, type JobRow } from '../db/schema/index.js';
 import { courierAdapter, CourierError, type CourierAdapter, type CourierConfig } from '../couriers/index.js';
 import { newId } from '../lib/ids.js';
 import { money } from '../lib/money.js';
+import { recordOrderEvent } from '../orders/order-events.js';
 import {
   findBookingLines,
   findCourierConfig,
@@ -158,6 +159,7 @@ export function createCourierWorker(deps: { db: Db; config: WorkerConfig; log?: 
           })
         : // manual: nothing is booked; the shipment waits for staff to enter AWB and courier
           await insertShipment(tx, companyId, { id, orderId, adapter: adapter.name, courier: null, awb: null, status: 'pending', trackingUrl: null });
+      if (inserted && booking) await recordOrderEvent(tx, companyId, 'shipment.updated', orderId, new Date());
       if (inserted) {
         await insertShipmentEvent(tx, companyId, {
           id: newId('sev'),

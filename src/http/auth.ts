@@ -1,11 +1,15 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import { AppError } from '../contract/errors.js';
-import type { KeyService, Tenant } from '../keys/keys.service.js';
+import type { KeyService, Permission, Tenant } from '../keys/keys.service.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
     tenant: Tenant;
+  }
+  interface FastifyContextConfig {
+    /** The key permission the route needs; `commerce` when not said. */
+    permission?: Permission;
   }
 }
 
@@ -113,6 +117,9 @@ export function registerAuth(scope: FastifyInstance, { keys, failures, failureLi
       }
       throw new AppError('forbidden', outcome.message);
     }
+    const needed = req.routeOptions.config?.permission ?? 'commerce';
+    if (!outcome.tenant.permissions.includes(needed))
+      throw new AppError('forbidden', `this API key does not have the "${needed}" permission; the company admin gives it when creating a key`);
     req.tenant = outcome.tenant;
     // Every later line of this request (including "request completed") names the key's visible prefix.
     req.log = reply.log = req.log.child({ key: outcome.tenant.keyPrefix, company: outcome.tenant.companyId });

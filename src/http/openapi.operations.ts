@@ -4,7 +4,7 @@ import { MAX_BATCH_MESSAGES, MCP_PROTOCOL_VERSIONS } from '../contract/mcp.js';
 
 /** What the OpenAPI document says about one operation beyond its schemas. Keyed `METHOD /route-url`. */
 export interface OperationDoc {
-  tag: 'Catalogue' | 'Orders' | 'Customers' | 'Agent tools (MCP)';
+  tag: 'Catalogue' | 'Orders' | 'Customers' | 'Webhooks' | 'Agent tools (MCP)';
   operationId?: string;
   summary: string;
   description: string;
@@ -134,6 +134,44 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     summary: 'Find a customer by phone',
     description: 'The customer with this phone number, with their latest orders (newest first, without lines). Respect `messaging_opted_out`.',
     responses: { 200: 'The customer' },
+  },
+  'PUT /customers/messaging-opt-out': {
+    tag: 'Customers',
+    operationId: 'setMessagingOptOut',
+    summary: "Record a customer's messaging opt-out",
+    description:
+      'The customer with this phone asked to stop (`messaging_opted_out: true`) or to resume (`false`) messages from the company. ' +
+      'Idempotent: sending the current value changes nothing (`changed: false`). A change is shown by GET /customers, order lookups and ' +
+      'every later event, and sends the `customer.messaging_opt_out_changed` event. No customer with this phone: 404.',
+    responses: { 200: 'The customer as GET /customers shows it, and whether anything changed' },
+    requestExample: { phone: '+91 98765 43210', messaging_opted_out: true },
+  },
+  'POST /webhooks': {
+    tag: 'Webhooks',
+    operationId: 'createWebhook',
+    summary: 'Add a webhook endpoint',
+    description:
+      'Needs a key with the `webhooks` permission (others get 403). Events of the listed types are POSTed to `url`, signed with ' +
+      '`X-Webhook-Signature: t=<unix>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`; the signing `secret` is in this answer only. ' +
+      'The URL must be https and must not point at a loopback, private, link-local or metadata address (400 on `url`); redirects are ' +
+      'not followed. At most 10 endpoints per company (422). Event types: order.created, order.status_changed, shipment.updated, ' +
+      'invoice.issued, payment.recorded, customer.messaging_opt_out_changed; see the webhooks guide for bodies and retries.',
+    responses: { 201: 'Added; the secret is shown this once' },
+    requestExample: { url: 'https://hooks.example.com/commerce', events: ['order.created', 'shipment.updated'], description: 'chat flow' },
+  },
+  'GET /webhooks': {
+    tag: 'Webhooks',
+    operationId: 'listWebhooks',
+    summary: 'List webhook endpoints',
+    description: "The company's endpoints (never their secrets); `disabled` ones failed for days and receive nothing. Needs the `webhooks` permission.",
+    responses: { 200: 'The endpoints' },
+  },
+  'DELETE /webhooks/:id': {
+    tag: 'Webhooks',
+    operationId: 'deleteWebhook',
+    summary: 'Remove a webhook endpoint',
+    description: 'Nothing more is sent to it; deliveries still pending for it are given up. Needs the `webhooks` permission.',
+    responses: { 200: 'Removed' },
   },
   'POST /mcp': {
     tag: 'Agent tools (MCP)',

@@ -10,15 +10,25 @@ export const KEY_PREFIX = 'cok';
 const KEY_PATTERN = /^cok_[A-Za-z0-9]{12}_[A-Za-z0-9]{32}$/;
 export const MAX_ACTIVE_KEYS = 5;
 
+/**
+ * What a key may reach. `commerce` is today's access (catalogue, orders, customers, the agent tools) and every
+ * key's default; `webhooks` (manage webhook endpoints) is an extra given only at `key create`. A route names the
+ * permission it needs (route config `permission`, default `commerce`); a key without it gets 403 `forbidden`.
+ */
+export const PERMISSIONS = ['commerce', 'webhooks'] as const;
+export type Permission = (typeof PERMISSIONS)[number];
+export const DEFAULT_PERMISSIONS: readonly Permission[] = ['commerce'];
+
 /** Who a request acts for; every service call takes it first. */
 export interface Tenant {
   companyId: string;
   keyId: string;
   /** Visible part of the key (`cok_XXXXXXXXXXXX`), safe for logs. */
   keyPrefix: string;
+  permissions: readonly string[];
 }
 
-const KEY_FIELDS = ['id', 'company_id', 'prefix', 'name', 'created_at', 'last_used_at', 'revoked_at'] as const;
+const KEY_FIELDS = ['id', 'company_id', 'prefix', 'name', 'permissions', 'created_at', 'last_used_at', 'revoked_at'] as const;
 /** A key as shown to staff: everything but its hash. */
 export type KeyRecord = Pick<ApiKeyRow, (typeof KEY_FIELDS)[number]>;
 
@@ -37,7 +47,8 @@ const KEY_COLUMNS = columnList(apiKeys, KEY_FIELDS);
 export function createKeyService({ db }: { db: Db }) {
   return {
     /** Creates a key and returns it in clear: the only time it exists outside the caller's hands. */
-    async create(companyId: string, name?: string): Promise<{ key: string; record: KeyRecord }> {
+    async create(companyId: string, name?: string, extra: readonly Permission[] = []): Promise<{ key: string; record: KeyRecord }> {
+      const permissions = [...new Set([...DEFAULT_PERMISSIONS, ...extra])];
       return db.tx(async (tx) => {
         // The company row lock serialises key creation per company, so a 6th key cannot slip in.
         const company = await tx.query(sql`SELECT id FROM companies WHERE id = ${companyId} FOR UPDATE`);
@@ -51,8 +62,8 @@ export function createKeyService({ db }: { db: Db }) {
         const publicId = randomAlnum(12);
         const key = `${KEY_PREFIX}_${publicId}_${randomAlnum(32)}`;
         const rows = await tx.query<KeyRecord>(sql`
-          INSERT INTO api_keys (company_id, id, prefix, key_hash, name)
-          VALUES (${companyId}, ${newId('key')}, ${`${KEY_PREFIX}_${publicId}`}, ${hashKey(key)}, ${name ?? null})
+          INSERT INTO api_keys (company_id, id, prefix, key_hash, name, permissions)
+          VALUES (${companyId}, ${newId('key')}, ${`${KEY_PREFIX}_${publicId}`}, ${hashKey(key)}, ${name ?? null}, ${sql.param(permissions)}::text[])
           RETURNING ${KEY_COLUMNS}`);
         return { key, record: rows[0] };
       });
@@ -80,9 +91,10 @@ export function createKeyService({ db }: { db: Db }) {
       if (!isWellFormedKey(key)) return { ok: false, reason: 'unauthorized' };
       const hash = hashKey(key);
       const rows = await db.query<
-        Pick<ApiKeyRow, 'id' | 'company_id' | 'prefix' | 'key_hash'> & Pick<CompanyRow, 'status' | 'plan'> & { revoked: boolean; stale: boolean }
+        Pick<ApiKeyRow, 'id' | 'company_id' | 'prefix' | 'key_hash' | 'permissions'> &
+          Pick<CompanyRow, 'status' | 'plan'> & { revoked: boolean; stale: boolean }
       >(
-        sql`SELECT k.id, k.company_id, k.prefix, k.key_hash, k.revoked_at IS NOT NULL AS revoked, c.status, c.plan,
+        sql`SELECT k.id, k.company_id, k.prefix, k.key_hash, k.permissions, k.revoked_at IS NOT NULL AS revoked, c.status, c.plan,
                    (k.last_used_at IS NULL OR k.last_used_at < now() - interval '1 minute') AS stale
             FROM api_keys k JOIN companies c ON c.id = k.company_id
             WHERE k.key_hash = ${hash}`,
@@ -98,7 +110,7 @@ export function createKeyService({ db }: { db: Db }) {
         // last_used_at is informational: written at most once a minute per key, off the request's path.
         db.query(sql`UPDATE api_keys SET last_used_at = now() WHERE company_id = ${row.company_id} AND id = ${row.id}`).catch(() => {});
       }
-      return { ok: true, tenant: { companyId: row.company_id, keyId: row.id, keyPrefix: row.prefix } };
+      return { ok: true, tenant: { companyId: row.company_id, keyId: row.id, keyPrefix: row.prefix, permissions: row.permissions } };
     },
   };
 }

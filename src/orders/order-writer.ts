@@ -6,8 +6,40 @@ import { Decimal, money } from '../lib/money.js';
 import { normalizePhone } from '../lib/phone.js';
 import { deliveryAddress, resolveLines } from './order-input.js';
 import { orderNumbersFor, type OrderNumbers } from './order-numbers.js';
-import { findVariantsByIdentifiers, insertDraftOrder, insertOrderLines, placeOrderAtomically, type OrderRow, type PlaceOrderWrite } from './orders.queries.js';
-import type { DraftOrderBody } from '../contract/orders.js';
+import {
+  findVariantsByIdentifiers,
+  insertDraftOrder,
+  insertOrderLines,
+  placeOrderAtomically,
+  type OrderRow,
+  type PlacedEvent,
+  type PlaceOrderWrite,
+} from './orders.queries.js';
+import type { DraftOrderBody, OrderLookup } from '../contract/orders.js';
+import { lineOut } from '../contract/order-output.js';
+import { orderStatusLabel } from '../contract/status-labels.js';
+
+/**
+ * The order.created event's data as the lookup would show the new order; place_order_with_event() fills in
+ * `order_date` and `customer` (name on file, phone, opt-out), which only the statement knows.
+ */
+function createdEvent(w: PlaceOrderWrite): PlacedEvent {
+  const data: OrderLookup = {
+    order_id: w.order.id,
+    order_number: w.order.order_number,
+    order_status: 'confirmed',
+    status_label: orderStatusLabel('confirmed'),
+    amount: money(w.order.amount),
+    currency: 'INR',
+    order_date: '',
+    external_reference: w.order.external_reference,
+    customer: { name: w.customer.name, phone: w.customer.phone_e164, messaging_opted_out: false },
+    items: w.lines.map(lineOut),
+    shipment: null,
+    invoice: null,
+  };
+  return { id: newId('evt'), data };
+}
 
 /** What POST /orders decided, everything but the order number (the writer takes it). */
 export type PlaceOrderInput = Omit<PlaceOrderWrite, 'order'> & { order: Omit<PlaceOrderWrite['order'], 'order_number'> };
@@ -25,7 +57,7 @@ export function createOrderWriter({ db, orderNumbers = orderNumbersFor(db) }: { 
     async place(companyId: string, input: PlaceOrderInput): Promise<OrderRow> {
       // Taken last, after every check that needs no write, and outside the order's transaction.
       const write: PlaceOrderWrite = { ...input, order: { ...input.order, order_number: await orderNumbers.next(companyId) } };
-      return withRetry(() => placeOrderAtomically(db, companyId, write));
+      return withRetry(() => placeOrderAtomically(db, companyId, write, createdEvent(write)));
     },
 
     /** A staff draft: no reservation, invisible to the API until confirmed. Prices copied from the catalogue now. Returns its id. */

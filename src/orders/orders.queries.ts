@@ -85,11 +85,20 @@ export interface PlaceOrderWrite {
 /** SQLSTATE raised by place_order() when the external_reference is already used (nothing was kept). */
 export const REFERENCE_TAKEN = 'CS200';
 
-/** Writes the order, its customer, lines, job and reservations in one statement (one implicit transaction). */
-export async function placeOrderAtomically(db: Db, companyId: string, w: PlaceOrderWrite): Promise<OrderRow> {
+/** The order.created event place_order_with_event() records: its id and the data the service knows before the write. */
+export interface PlacedEvent {
+  id: string;
+  data: Record<string, unknown>;
+}
+
+/**
+ * Writes the order, its customer, lines, job, reservations and its order.created event in one statement (one
+ * implicit transaction): place_order_with_event() (migration 0015) around place_order().
+ */
+export async function placeOrderAtomically(db: Db, companyId: string, w: PlaceOrderWrite, event: PlacedEvent): Promise<OrderRow> {
   // place_order() returns the order as jsonb (migration 0011): the same fields, created_at as ISO text.
   const rows = await db.query<{ o: Omit<OrderRow, 'created_at'> & { created_at: string } }>(
-    sql`SELECT place_order(${companyId}, ${JSON.stringify(w)}::jsonb) AS o`,
+    sql`SELECT place_order_with_event(${companyId}, ${JSON.stringify(w)}::jsonb, ${JSON.stringify(event)}::jsonb) AS o`,
     'place_order',
   );
   const o = rows[0].o;
@@ -185,7 +194,11 @@ export type OrderRow = Pick<
 type Prefixed<Row, K extends keyof Row & string, P extends string> = { [F in K as `${P}${F}`]: Row[F] | null };
 
 /** The order's shipment and invoice columns, as findOrderByReference joins them (null when absent). */
-export type FulfilmentColumns = Prefixed<ShipmentRow, 'status' | 'awb' | 'courier' | 'tracking_url' | 'delivered_at', 'shipment_'> &
+export type FulfilmentColumns = { customer_messaging_opted_out: boolean } & Prefixed<
+  ShipmentRow,
+  'status' | 'awb' | 'courier' | 'tracking_url' | 'delivered_at',
+  'shipment_'
+> &
   Prefixed<InvoiceRow, 'invoice_number', ''> &
   Prefixed<InvoiceRow, 'id' | 'total' | 'amount_paid' | 'due_at', 'invoice_'> &
   Prefixed<CreditNoteRow, 'id' | 'credit_note_number' | 'reason' | 'total' | 'issued_at', 'credit_note_'>;
@@ -216,7 +229,7 @@ export async function findOrderByReference(
   phoneE164: string | null,
 ): Promise<(OrderRow & FulfilmentColumns) | undefined> {
   const rows = await db.query<OrderRow & FulfilmentColumns>(sql`
-    SELECT ${ORDER_COLUMNS},
+    SELECT ${ORDER_COLUMNS}, c.messaging_opted_out AS customer_messaging_opted_out,
       s.status AS shipment_status, s.awb AS shipment_awb, s.courier AS shipment_courier, s.tracking_url AS shipment_tracking_url,
       s.delivered_at AS shipment_delivered_at,
       i.invoice_number, i.id AS invoice_id, i.total AS invoice_total, i.amount_paid AS invoice_amount_paid, i.due_at AS invoice_due_at,

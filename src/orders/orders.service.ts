@@ -5,21 +5,12 @@ import { newId } from '../lib/ids.js';
 import { Decimal, money } from '../lib/money.js';
 import { normalizePhone } from '../lib/phone.js';
 import { addressOnFile } from '../customers/customers.service.js';
-import { creditNoteOut, invoiceOut } from '../contract/invoice-shape.js';
 import type { MediaService } from '../media/media.service.js';
-import { lineOut, orderOut, shipmentOut, toOrderSummary } from '../contract/order-output.js';
+import { orderOut } from '../contract/order-output.js';
 import { deliveryAddress, MAX_AMOUNT, resolveLines } from './order-input.js';
 import { createOrderWriter, type PlaceOrderInput } from './order-writer.js';
-import {
-  findOrderById,
-  findOrderByReference,
-  findOrderIdByExternalReference,
-  findOrderLines,
-  orderPrelude,
-  REFERENCE_TAKEN,
-  type LineRow,
-  type NewLine,
-} from './orders.queries.js';
+import { orderLookupByReference } from './order-events.js';
+import { findOrderById, findOrderIdByExternalReference, findOrderLines, orderPrelude, REFERENCE_TAKEN, type LineRow, type NewLine } from './orders.queries.js';
 import { orderNumbersFor, type OrderNumbers } from './order-numbers.js';
 import type { Order, OrderLookup, PlaceOrderBody } from '../contract/orders.js';
 import { insufficientStock, reservationLines } from './reservations.js';
@@ -137,47 +128,10 @@ export function createOrderService({
         if (!p.ok) throw unknown();
         phoneE164 = p.e164;
       }
-      const o = await findOrderByReference(db, tenant.companyId, reference, phoneE164);
-      if (!o) throw unknown();
-      const lines = await findOrderLines(db, tenant.companyId, o.id);
-      const link = o.invoice_id ? await media.documentLinker(origin) : undefined;
-      return {
-        ...toOrderSummary(o),
-        customer: { name: o.customer_name, phone: o.customer_phone },
-        items: lines.map(lineOut),
-        shipment: o.shipment_status
-          ? shipmentOut({
-              awb: o.shipment_awb,
-              courier: o.shipment_courier,
-              status: o.shipment_status,
-              tracking_url: o.shipment_tracking_url,
-              delivered_at: o.shipment_delivered_at,
-            })
-          : null,
-        invoice:
-          link && o.invoice_id && o.invoice_number && o.invoice_total !== null && o.invoice_amount_paid !== null && o.invoice_due_at
-            ? {
-                ...invoiceOut(
-                  { invoice_number: o.invoice_number, total: o.invoice_total, amount_paid: o.invoice_amount_paid, due_at: o.invoice_due_at },
-                  clock(),
-                  o.credit_note_id !== null,
-                ),
-                url: link(tenant.companyId, o.invoice_id),
-                credit_note:
-                  o.credit_note_id && o.credit_note_credit_note_number && o.credit_note_reason && o.credit_note_total && o.credit_note_issued_at
-                    ? {
-                        ...creditNoteOut({
-                          credit_note_number: o.credit_note_credit_note_number,
-                          reason: o.credit_note_reason,
-                          total: o.credit_note_total,
-                          issued_at: o.credit_note_issued_at,
-                        }),
-                        url: link(tenant.companyId, o.credit_note_id),
-                      }
-                    : null,
-              }
-            : null,
-      };
+      const link = await media.documentLinker(origin);
+      const order = await orderLookupByReference(db, tenant.companyId, reference, phoneE164, clock(), link);
+      if (!order) throw unknown();
+      return order;
     },
   };
 }

@@ -14,6 +14,7 @@ const LAYERS: [layer: string, paths: string[]][] = [
   ['orders', ['src/orders/**']],
   ['customers', ['src/customers/**']],
   ['catalogue', ['src/catalogue/**']],
+  ['events', ['src/events/**']],
   ['adapters', ['src/media/**', 'src/keys/**', 'src/companies/**', 'src/couriers/**']],
   ['contract', ['src/contract/**']],
   ['db', ['src/db/**']],

@@ -1,5 +1,8 @@
-/** Every authenticated endpoint of the spec, as a request that is valid apart from authentication. */
-export const SPEC_ROUTES: { name: string; method: 'GET' | 'POST'; url: string; body?: unknown }[] = [
+/**
+ * Every authenticated endpoint of the spec, as a request that is valid apart from authentication; `permission` names
+ * the key permission it needs beyond the default `commerce`.
+ */
+export const SPEC_ROUTES: { name: string; method: 'GET' | 'POST' | 'PUT' | 'DELETE'; url: string; body?: unknown; permission?: 'webhooks' }[] = [
   { name: 'browse', method: 'GET', url: '/catalog/products' },
   { name: 'product detail', method: 'GET', url: '/catalog/products/SKU-1' },
   { name: 'categories', method: 'GET', url: '/catalog/categories' },
@@ -12,4 +15,8 @@ export const SPEC_ROUTES: { name: string; method: 'GET' | 'POST'; url: string; b
   { name: 'order lookup', method: 'GET', url: '/orders/ORD-1' },
   { name: 'customer lookup', method: 'GET', url: '/customers?phone=9876543210' },
   { name: 'mcp', method: 'POST', url: '/mcp', body: { jsonrpc: '2.0', id: 1, method: 'tools/list' } },
+  { name: 'messaging opt-out', method: 'PUT', url: '/customers/messaging-opt-out', body: { phone: '9876543210', messaging_opted_out: true } },
+  { name: 'webhook add', method: 'POST', url: '/webhooks', body: { url: 'https://8.8.8.8/hook', events: ['order.created'] }, permission: 'webhooks' },
+  { name: 'webhook list', method: 'GET', url: '/webhooks', permission: 'webhooks' },
+  { name: 'webhook remove', method: 'DELETE', url: '/webhooks/whe_none', permission: 'webhooks' },
 ];

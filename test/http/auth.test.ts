@@ -18,7 +18,8 @@ function request(route: (typeof SPEC_ROUTES)[number], headers: Record<string, st
 
 describe.each(SPEC_ROUTES)('authentication on $method $url ($name)', (route) => {
   it('accepts the key in X-API-KEY and as Authorization: Bearer alike', async () => {
-    const { key } = await createCompanyWithKey(ctx.services);
+    const co = await createCompanyWithKey(ctx.services);
+    const key = route.permission ? (await ctx.services.keys.create(co.company.id, 'with permission', [route.permission])).key : co.key;
     const viaHeader = await request(route, { 'x-api-key': key });
     const viaBearer = await request(route, { authorization: `Bearer ${key}` });
     for (const res of [viaHeader, viaBearer]) {

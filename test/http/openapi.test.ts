@@ -101,7 +101,18 @@ describe('OpenAPI document', () => {
   it('lists every API endpoint relative to the base path, and no ops or docs routes', () => {
     expect(doc.servers).toEqual([expect.objectContaining({ url: BASE })]);
     expect(Object.keys(doc.paths).sort()).toEqual(
-      ['/catalog/categories', '/catalog/products', '/catalog/products/{id}', '/customers', '/mcp', '/orders', '/orders/{reference}'].sort(),
+      [
+        '/catalog/categories',
+        '/catalog/products',
+        '/catalog/products/{id}',
+        '/customers',
+        '/customers/messaging-opt-out',
+        '/mcp',
+        '/orders',
+        '/orders/{reference}',
+        '/webhooks',
+        '/webhooks/{id}',
+      ].sort(),
     );
     for (const [path, item] of Object.entries(doc.paths)) {
       for (const [method, op] of Object.entries(item)) {
@@ -128,6 +139,10 @@ describe('OpenAPI document', () => {
       'get /orders/{reference}': [400, 401, 403, 404, 429, 500],
       'get /customers': [400, 401, 403, 404, 429, 500],
       'post /mcp': [400, 401, 403, 413, 415, 429, 500],
+      'put /customers/messaging-opt-out': [400, 401, 403, 404, 413, 415, 429, 500],
+      'post /webhooks': [400, 401, 403, 413, 415, 422, 429, 500],
+      'get /webhooks': [401, 403, 429, 500],
+      'delete /webhooks/{id}': [400, 401, 403, 404, 429, 500],
     };
     for (const [key, statuses] of Object.entries(expected)) {
       const [method, path] = key.split(' ');

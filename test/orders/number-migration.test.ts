@@ -91,7 +91,7 @@ describe.each(kinds)('migration 0009 on %s: orders placed with the global sequen
         const place = async (companyId: string, ref: string) =>
           (
             await services.orders.place(
-              { companyId, keyId: 'k', keyPrefix: 'cok_test' },
+              { companyId, keyId: 'k', keyPrefix: 'cok_test', permissions: ['commerce'] },
               {
                 customer: { name: 'New', phone: '9876501234' },
                 items: [{ product_id: 'TEE-M', quantity: '1' }],

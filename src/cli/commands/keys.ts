@@ -1,4 +1,5 @@
-import { parse, str, UsageError } from '../args.js';
+import { PERMISSIONS, type Permission } from '../../keys/keys.service.js';
+import { oneOf, parse, str, UsageError } from '../args.js';
 import type { CommandGroup } from '../command.js';
 import { printTable, show, type Column } from '../output.js';
 
@@ -6,6 +7,7 @@ const KEY_COLUMNS: Column[] = [
   { key: 'id', title: 'ID' },
   { key: 'prefix', title: 'PREFIX' },
   { key: 'name', title: 'NAME' },
+  { key: 'permissions', title: 'PERMISSIONS' },
   { key: 'created_at', title: 'CREATED' },
   { key: 'last_used_at', title: 'LAST USED' },
   { key: 'revoked_at', title: 'REVOKED' },
@@ -16,13 +18,16 @@ const companyFlag = { company: { type: 'string' } } as const;
 /** `key create|list|revoke`. */
 export const keyCommands: CommandGroup = {
   'key create': {
-    usage: 'key create --company <id|slug> [--name <label>]',
-    summary: 'create an API key (printed once, never again; at most 5 active per company)',
+    usage: 'key create --company <id|slug> [--name <label>] [--permission webhooks]',
+    summary: 'create an API key (printed once, never again; at most 5 active per company); --permission webhooks lets it manage webhooks',
     async run(args, ctx) {
-      const { values } = parse(args, { ...companyFlag, name: { type: 'string' } });
+      const { values } = parse(args, { ...companyFlag, name: { type: 'string' }, permission: { type: 'string', multiple: true } });
       if (!str(values.company)) throw new UsageError('--company is required');
+      const extra = ((values.permission as string[] | undefined) ?? [])
+        .flatMap((p) => p.split(','))
+        .map((p) => oneOf(p.trim(), PERMISSIONS, '--permission') as Permission);
       const company = await ctx.services.companies.get(str(values.company)!);
-      const { key, record } = await ctx.services.keys.create(company.id, str(values.name));
+      const { key, record } = await ctx.services.keys.create(company.id, str(values.name), extra);
       if (ctx.json) ctx.out(JSON.stringify({ key, ...record }, null, 2));
       else {
         ctx.out(printTable([record], KEY_COLUMNS));

@@ -33,6 +33,11 @@ export const apiKeys = pgTable(
     created_at: timestamptz().notNull().defaultNow(),
     last_used_at: timestamptz(),
     revoked_at: timestamptz(),
+    // what the key may reach beyond authenticating: 'commerce' (the default, today's access), 'webhooks' (migration 0015)
+    permissions: text()
+      .array()
+      .notNull()
+      .default(sql`'{commerce}'::text[]`),
   },
   (t) => [
     primaryKey({ columns: [t.company_id, t.id] }),

@@ -7,3 +7,4 @@ export * from './customers.js';
 export * from './orders.js';
 export * from './fulfilment.js';
 export * from './select.js';
+export * from './events.js';

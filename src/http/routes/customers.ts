@@ -3,7 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Services } from '../../services.js';
 import { errorResponses } from '../../contract/error-responses.js';
-import { customerLookupQuery, customerSchema } from '../../contract/customers.js';
+import { customerLookupQuery, customerSchema, optOutBody } from '../../contract/customers.js';
 
 /** REST door for customers. */
 export function registerCustomerRoutes(api: FastifyInstance, { customers }: Pick<Services, 'customers'>): void {
@@ -13,5 +13,20 @@ export function registerCustomerRoutes(api: FastifyInstance, { customers }: Pick
       schema: { querystring: customerLookupQuery, response: { 200: z.object({ data: customerSchema }), ...errorResponses([400, 401, 403, 404, 429, 500]) } },
     },
     async (req) => ({ data: await customers.findByPhone(req.tenant, req.query) }),
+  );
+
+  api.withTypeProvider<ZodTypeProvider>().put(
+    '/customers/messaging-opt-out',
+    {
+      bodyLimit: 4 * 1024,
+      schema: {
+        body: optOutBody,
+        response: { 200: z.object({ data: customerSchema, changed: z.boolean() }), ...errorResponses([400, 401, 403, 404, 413, 415, 429, 500]) },
+      },
+    },
+    async (req) => {
+      const { customer, changed } = await customers.setMessagingOptOut(req.tenant.companyId, req.body.phone, req.body.messaging_opted_out);
+      return { data: customer, changed };
+    },
   );
 }

@@ -5,6 +5,7 @@ import type { Database } from '../../db/index.js';
 import type { Services } from '../../services.js';
 import { registerOrderRoutes } from './orders.js';
 import { registerCustomerRoutes } from './customers.js';
+import { registerWebhookRoutes } from './webhooks.js';
 import { registerCatalogueRoutes } from './catalogue.js';
 import { registerOpsRoutes } from './ops.js';
 import { registerMediaRoutes } from './media.js';
@@ -27,6 +28,7 @@ export function registerPublicRoutes(
 export async function registerApiRoutes(api: FastifyInstance, services: Services): Promise<void> {
   registerOrderRoutes(api, services);
   registerCustomerRoutes(api, services);
+  registerWebhookRoutes(api, services);
   await registerCatalogueRoutes(api, services);
   registerMcpRoutes(api, services);
 }

@@ -1,0 +1,34 @@
+import { randomBytes } from 'node:crypto';
+import { sql } from 'drizzle-orm';
+import type { Config } from '../config.js';
+import type { Db } from '../db/index.js';
+import type { ServiceSecretRow } from '../db/schema/index.js';
+import { randomAlnum } from '../lib/ids.js';
+import { secretBox, type SecretBox } from '../lib/secret-box.js';
+
+const SECRET_NAME = 'webhook_secrets';
+
+/** A new endpoint signing secret: `whsec_` + 32 letters and digits (190 bits). The HMAC key is the whole string. */
+export const newWebhookSecret = () => `whsec_${randomAlnum(32)}`;
+
+/**
+ * The box that seals endpoint secrets at rest: keyed from SIGNING_SECRET, else from a service secret made on
+ * first use and kept in `service_secrets` (the first writer wins, every instance reads it back).
+ */
+export function webhookSecretBox(db: Db, config: Pick<Config, 'SIGNING_SECRET'>): () => Promise<SecretBox> {
+  let box: Promise<SecretBox> | undefined;
+  const load = async () => {
+    if (config.SIGNING_SECRET) return secretBox(config.SIGNING_SECRET, 'webhook-endpoint-secrets');
+    await db.query(sql`INSERT INTO service_secrets (name, value) VALUES (${SECRET_NAME}, ${randomBytes(32).toString('base64url')})
+      ON CONFLICT (name) DO NOTHING`);
+    const rows = await db.query<Pick<ServiceSecretRow, 'value'>>(sql`SELECT value FROM service_secrets WHERE name = ${SECRET_NAME}`);
+    return secretBox(rows[0].value, 'webhook-endpoint-secrets');
+  };
+  return () => {
+    box ??= load().catch((err) => {
+      box = undefined;
+      throw err;
+    });
+    return box;
+  };
+}

@@ -1,0 +1,81 @@
+import type { Db } from '../db/index.js';
+import { creditNoteOut, invoiceOut } from '../contract/invoice-shape.js';
+import { lineOut, shipmentOut, toOrderSummary } from '../contract/order-output.js';
+import type { OrderLookup } from '../contract/orders.js';
+import type { EventType } from '../contract/webhooks.js';
+import { recordEvent } from '../events/events.queries.js';
+import { newId } from '../lib/ids.js';
+import type { DocumentLinker } from '../media/media.service.js';
+import { findOrderByReference, findOrderLines } from './orders.queries.js';
+
+/**
+ * The order in the GET /orders/{reference} shape: the one rendering of the lookup, used by the lookup itself and by
+ * every order event (so a consumer parses both alike). `now` decides whether an unpaid invoice counts as overdue.
+ * `link` signs the invoice and credit-note PDF links of a lookup; an event has none (`url: null`, docs/decisions.md):
+ * a link valid for 24 hours does not belong in a message that may be delivered or replayed days later.
+ */
+export async function orderLookupByReference(
+  db: Db,
+  companyId: string,
+  reference: string,
+  phoneE164: string | null,
+  now: Date,
+  link: DocumentLinker | null = null,
+): Promise<OrderLookup | undefined> {
+  const o = await findOrderByReference(db, companyId, reference, phoneE164);
+  if (!o) return undefined;
+  const lines = await findOrderLines(db, companyId, o.id);
+  return {
+    ...toOrderSummary(o),
+    customer: { name: o.customer_name, phone: o.customer_phone, messaging_opted_out: o.customer_messaging_opted_out },
+    items: lines.map(lineOut),
+    shipment: o.shipment_status
+      ? shipmentOut({
+          awb: o.shipment_awb,
+          courier: o.shipment_courier,
+          status: o.shipment_status,
+          tracking_url: o.shipment_tracking_url,
+          delivered_at: o.shipment_delivered_at,
+        })
+      : null,
+    invoice:
+      o.invoice_id && o.invoice_number && o.invoice_total !== null && o.invoice_amount_paid !== null && o.invoice_due_at
+        ? {
+            ...invoiceOut(
+              { invoice_number: o.invoice_number, total: o.invoice_total, amount_paid: o.invoice_amount_paid, due_at: o.invoice_due_at },
+              now,
+              o.credit_note_id !== null,
+            ),
+            url: link ? link(companyId, o.invoice_id) : null,
+            credit_note:
+              o.credit_note_id && o.credit_note_credit_note_number && o.credit_note_reason && o.credit_note_total && o.credit_note_issued_at
+                ? {
+                    ...creditNoteOut({
+                      credit_note_number: o.credit_note_credit_note_number,
+                      reason: o.credit_note_reason,
+                      total: o.credit_note_total,
+                      issued_at: o.credit_note_issued_at,
+                    }),
+                    url: link ? link(companyId, o.credit_note_id) : null,
+                  }
+                : null,
+          }
+        : null,
+  };
+}
+
+/**
+ * Records an order event in the caller's transaction (the outbox): the order as the lookup shows it at this point
+ * of the transaction, so the event and the change commit together or not at all.
+ */
+export async function recordOrderEvent(
+  tx: Db,
+  companyId: string,
+  type: Exclude<EventType, 'customer.messaging_opt_out_changed'>,
+  orderId: string,
+  now: Date,
+): Promise<void> {
+  const data = await orderLookupByReference(tx, companyId, orderId, null, now);
+  if (!data) throw new Error(`order ${orderId} cannot be read for its ${type} event`);
+  await recordEvent(tx, companyId, { id: newId('evt'), type, subjectId: orderId, data, at: now });
+}
