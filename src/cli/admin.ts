@@ -19,7 +19,15 @@ function help(): string {
 }
 
 /** Runs one admin command: exit 0 done, 1 refused or failed, 2 called the wrong way (UsageError or unknown command). */
-export async function runAdmin(argv: string[], out: (text: string) => void = (t) => process.stdout.write(`${t}\n`)): Promise<number> {
+/**
+ * Runs one admin command. `opts.db` is an already open database to run it on (left open): the tests give their own,
+ * which on embedded PGlite is the only way to reach it (a PGlite folder belongs to one process and one handle).
+ */
+export async function runAdmin(
+  argv: string[],
+  out: (text: string) => void = (t) => process.stdout.write(`${t}\n`),
+  opts: { db?: Database } = {},
+): Promise<number> {
   const json = argv.includes('--json');
   const fail = (message: string, code = 1) => {
     if (json) out(JSON.stringify({ error: message }));
@@ -40,10 +48,12 @@ export async function runAdmin(argv: string[], out: (text: string) => void = (t)
   let db: Database | undefined;
   try {
     const config = loadConfig();
-    db = await openMigratedDatabase(config).catch((err: Error) => {
-      const where = config.DATABASE_URL ? 'the PostgreSQL server in DATABASE_URL' : `the embedded database in ${config.DATA_DIR}`;
-      throw new Error(`cannot open ${where}: ${err.message}`);
-    });
+    db =
+      opts.db ??
+      (await openMigratedDatabase(config).catch((err: Error) => {
+        const where = config.DATABASE_URL ? 'the PostgreSQL server in DATABASE_URL' : `the embedded database in ${config.DATA_DIR}`;
+        throw new Error(`cannot open ${where}: ${err.message}`);
+      }));
     const services = createServices({ db, config });
     await commands[name].run(rest, { db, services, json, out });
     return 0;
@@ -52,6 +62,6 @@ export async function runAdmin(argv: string[], out: (text: string) => void = (t)
     if (err instanceof AppError) return fail(err.message);
     return fail(err instanceof Error ? err.message : String(err));
   } finally {
-    await db?.close();
+    if (db !== opts.db) await db?.close();
   }
 }

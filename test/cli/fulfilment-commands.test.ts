@@ -13,7 +13,7 @@ beforeAll(() => {
 
 async function admin(...argv: string[]) {
   const lines: string[] = [];
-  const code = await runAdmin([...argv, '--json'], (t) => lines.push(t));
+  const code = await runAdmin([...argv, '--json'], (t) => lines.push(t), { db: ctx.testDb.db });
   return { code, json: JSON.parse(lines.join('\n')) };
 }
 

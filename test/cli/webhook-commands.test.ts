@@ -10,7 +10,7 @@ const ctx = useTestApp({ WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE_ADDRE
 
 async function admin(...argv: string[]) {
   const lines: string[] = [];
-  const code = await runAdmin(argv, (t) => lines.push(t));
+  const code = await runAdmin(argv, (t) => lines.push(t), { db: ctx.testDb.db });
   return { code, out: lines.join('\n') };
 }
 

@@ -200,9 +200,11 @@ describe('a delivery for a cancelled order is held for staff', () => {
     ]);
     // the admin CLI lists it too, and staff close it with what they did
     const lines: string[] = [];
-    expect(await runAdmin(['orders', 'attention', '--company', s.company.slug, '--json'], (t) => lines.push(t))).toBe(0);
+    expect(await runAdmin(['orders', 'attention', '--company', s.company.slug, '--json'], (t) => lines.push(t), { db: ctx.testDb.db })).toBe(0);
     expect(JSON.parse(lines.join('\n'))).toEqual([expect.objectContaining({ id: attention[0].id, order_number: ref })]);
-    expect(await runAdmin(['hold', 'resolve', attention[0].id, '--company', s.company.slug, '--note', 'refunded by UPI', '--json'], () => {})).toBe(0);
+    expect(
+      await runAdmin(['hold', 'resolve', attention[0].id, '--company', s.company.slug, '--note', 'refunded by UPI', '--json'], () => {}, { db: ctx.testDb.db }),
+    ).toBe(0);
     expect(await ctx.services.fulfilment.listAttention(s.companyId)).toEqual([]);
 
     // staff typing the same update are refused

@@ -95,7 +95,7 @@ describe('tax profile', () => {
     const lines: string[] = [];
     const run = async (...argv: string[]) => {
       lines.length = 0;
-      const code = await runAdmin([...argv, '--json'], (t) => lines.push(t));
+      const code = await runAdmin([...argv, '--json'], (t) => lines.push(t), { db: ctx.testDb.db });
       return { code, json: JSON.parse(lines.join('\n')) as Record<string, unknown> | null };
     };
     const args = ['--legal-name', 'Chai Point LLP', '--address1', '1 Anna Salai', '--city', 'Chennai', '--state', 'tamilnadu', '--pincode', '600002'];
@@ -409,13 +409,23 @@ describe('other doors', () => {
     const o = await shippedOrder(s, { items: ITEMS });
     const dir = mkdtempSync(join(tmpdir(), 'inv-'));
     const out: string[] = [];
-    const code = await runAdmin(['invoice', 'pdf', o.order_number, '--company', s.company.slug, '--out', join(dir, 'i.pdf')], (t) => out.push(t));
+    const code = await runAdmin(['invoice', 'pdf', o.order_number, '--company', s.company.slug, '--out', join(dir, 'i.pdf')], (t) => out.push(t), {
+      db: ctx.testDb.db,
+    });
     expect(code).toBe(0);
     expect(out.join('')).toMatch(/wrote INV-26-27-000001\.pdf/);
     expect(pdfText(readFileSync(join(dir, 'i.pdf')))).toContain('INV/26-27/000001');
-    expect(await runAdmin(['invoice', 'pdf', o.order_number, '--company', s.company.slug, '--out', join(dir, 'c.pdf'), '--credit-note'], () => {})).not.toBe(0);
+    expect(
+      await runAdmin(['invoice', 'pdf', o.order_number, '--company', s.company.slug, '--out', join(dir, 'c.pdf'), '--credit-note'], () => {}, {
+        db: ctx.testDb.db,
+      }),
+    ).not.toBe(0);
     await ctx.services.fulfilment.move(s.companyId, o.order_number, 'returned');
-    expect(await runAdmin(['invoice', 'pdf', o.order_number, '--company', s.company.slug, '--out', join(dir, 'c.pdf'), '--credit-note'], () => {})).toBe(0);
+    expect(
+      await runAdmin(['invoice', 'pdf', o.order_number, '--company', s.company.slug, '--out', join(dir, 'c.pdf'), '--credit-note'], () => {}, {
+        db: ctx.testDb.db,
+      }),
+    ).toBe(0);
     expect(pdfText(readFileSync(join(dir, 'c.pdf')))).toContain('CN/26-27/000001');
   });
 });

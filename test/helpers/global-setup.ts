@@ -29,6 +29,11 @@ declare module 'vitest' {
 export default async function setup(project: TestProject) {
   let stopContainer: (() => Promise<unknown>) | undefined;
   let serverUrl = process.env.TEST_DATABASE_URL || process.env.DATABASE_URL;
+  if (!serverUrl && process.env.TEST_PGLITE === '1') {
+    console.warn('[tests] TEST_PGLITE=1: embedded PGlite, one database per file');
+    project.provide('testDb', null);
+    return;
+  }
   if (!serverUrl) {
     try {
       const { PostgreSqlContainer } = await import('@testcontainers/postgresql');
