@@ -5,6 +5,7 @@ import type { Db } from '../db/index.js';
 import { crossCompany } from '../db/cross-company.js';
 import type { WebhookDeliveryRow, WebhookEndpointRow } from '../db/schema/index.js';
 import { newId } from '../lib/ids.js';
+import { companiesInTurn, pollLoop } from '../lib/poll-loop.js';
 import { signWebhook, WEBHOOK_ID_HEADER, WEBHOOK_SIGNATURE_HEADER } from '../lib/webhook-signature.js';
 import { failPendingDeliveries } from './events.queries.js';
 import { sendWebhook } from './sender.js';
@@ -67,9 +68,6 @@ export function createDeliveryWorker(deps: { db: Db; config: DeliveryWorkerConfi
   setMaxListeners(BATCH + 10, aborter.signal); // one listener per send in flight
   // A claim outlives the send (bounded by WEBHOOK_TIMEOUT_MS) with a margin; a killed worker's claims are due again after it.
   const leaseMs = config.WEBHOOK_TIMEOUT_MS + 5_000;
-  let running = false;
-  let timer: NodeJS.Timeout | undefined;
-  let loop: Promise<void> | null = null;
 
   async function dueCompanies(): Promise<string[]> {
     const rows = await crossCompany<{ company_id: string }>(
@@ -114,20 +112,11 @@ export function createDeliveryWorker(deps: { db: Db; config: DeliveryWorkerConfi
     });
   }
 
-  let due: string[] = [];
-
-  async function nextBatch(): Promise<{ companyId: string; batch: Claimed[] } | undefined> {
-    if (due.length === 0) due = await dueCompanies();
-    while (due.length > 0) {
-      const companyId = due.shift()!;
-      const batch = await claimIn(companyId);
-      if (batch.length) {
-        due.push(companyId);
-        return { companyId, batch };
-      }
-    }
-    return undefined;
-  }
+  /** The next due company's batch, companies taken in turn (src/lib/poll-loop.ts). */
+  const nextDue = companiesInTurn(dueCompanies, async (companyId) => {
+    const batch = await claimIn(companyId);
+    return batch.length > 0 ? batch : undefined;
+  });
 
   /** The body, byte for byte what is signed: the event's envelope with its stored data. */
   const bodyOf = (d: Claimed) => JSON.stringify({ id: d.event_id, type: d.type, created_at: d.event_created_at.toISOString(), data: d.data });
@@ -204,10 +193,10 @@ export function createDeliveryWorker(deps: { db: Db; config: DeliveryWorkerConfi
 
   /** Claims and sends one company's batch (the next due company's, or the one named); false when nothing was due. */
   async function runOnce(companyId?: string): Promise<boolean> {
-    const next = companyId ? { companyId, batch: await claimIn(companyId) } : await nextBatch();
-    if (!next || next.batch.length === 0) return false;
+    const next = companyId ? { companyId, claimed: await claimIn(companyId) } : await nextDue();
+    if (!next || next.claimed.length === 0) return false;
     await Promise.all(
-      next.batch.map((d) =>
+      next.claimed.map((d) =>
         deliver(next.companyId, d).catch((err: unknown) =>
           log.error({ event: d.event_id, err: err instanceof Error ? err.message : String(err) }, 'webhook delivery: could not record the outcome'),
         ),
@@ -216,25 +205,11 @@ export function createDeliveryWorker(deps: { db: Db; config: DeliveryWorkerConfi
     return true;
   }
 
-  async function drain(): Promise<void> {
-    while (running) {
-      try {
-        if (!(await runOnce(undefined))) return;
-      } catch (err) {
-        log.error({ err: err instanceof Error ? err.message : String(err) }, 'webhook worker: poll failed');
-        return;
-      }
-    }
-  }
-
-  function schedule(ms: number): void {
-    timer = setTimeout(() => {
-      loop = drain().finally(() => {
-        loop = null;
-        if (running) schedule(config.WEBHOOK_POLL_MS);
-      });
-    }, ms);
-  }
+  const poller = pollLoop({
+    pollMs: config.WEBHOOK_POLL_MS,
+    runOnce: () => runOnce(undefined),
+    onError: (err) => log.error({ err: err instanceof Error ? err.message : String(err) }, 'webhook worker: poll failed'),
+  });
 
   return {
     id: workerId,
@@ -244,15 +219,12 @@ export function createDeliveryWorker(deps: { db: Db; config: DeliveryWorkerConfi
       while (await runOnce(companyId));
     },
     start(): void {
-      if (running || aborter.signal.aborted) return;
-      running = true;
-      schedule(0);
+      if (!aborter.signal.aborted) poller.start();
     },
     async stop(): Promise<void> {
-      running = false;
-      clearTimeout(timer);
+      const stopped = poller.stop();
       aborter.abort(new Error('worker stopping'));
-      await loop;
+      await stopped;
     },
   };
 }

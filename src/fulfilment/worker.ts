@@ -5,6 +5,7 @@ import { crossCompany } from '../db/cross-company.js';
 import { columnList, jobs, type JobRow } from '../db/schema/index.js';
 import { courierAdapter, CourierError, type CourierAdapter, type CourierConfig } from '../couriers/index.js';
 import { newId } from '../lib/ids.js';
+import { companiesInTurn, pollLoop } from '../lib/poll-loop.js';
 import { money } from '../lib/money.js';
 import { recordOrderEvent } from '../orders/order-events.js';
 import {
@@ -59,9 +60,6 @@ export function createCourierWorker(deps: { db: Db; config: WorkerConfig; log?: 
   const adapterFor = deps.adapterFor ?? courierAdapter;
   const workerId = newId('wkr');
   const aborter = new AbortController();
-  let running = false;
-  let timer: NodeJS.Timeout | undefined;
-  let loop: Promise<void> | null = null;
 
   /** Companies with a due job, oldest due first; read without locks, across companies (named in CROSS_COMPANY_QUERIES). */
   async function dueCompanies(): Promise<string[]> {
@@ -86,22 +84,9 @@ export function createCourierWorker(deps: { db: Db; config: WorkerConfig; log?: 
     return rows[0];
   }
 
-  // Companies found due and not yet drained, in turn: a company that gave a job goes to the back, one that
-  // gave none is dropped. Read again when empty, so a drain of many jobs costs about one statement per job.
-  let due: string[] = [];
-
-  async function claim(): Promise<ClaimedJob | undefined> {
-    if (due.length === 0) due = await dueCompanies();
-    while (due.length > 0) {
-      const companyId = due.shift()!;
-      const job = await claimIn(companyId);
-      if (job) {
-        due.push(companyId);
-        return job;
-      }
-    }
-    return undefined;
-  }
+  /** The next due job, companies taken in turn (src/lib/poll-loop.ts). */
+  const nextDue = companiesInTurn(dueCompanies, claimIn);
+  const claim = async (): Promise<ClaimedJob | undefined> => (await nextDue())?.claimed;
 
   /** Marks the job done in the caller's transaction, only while this worker still holds it. */
   async function finish(tx: Db, job: ClaimedJob, note: string | null): Promise<void> {
@@ -210,40 +195,23 @@ export function createCourierWorker(deps: { db: Db; config: WorkerConfig; log?: 
     return true;
   }
 
-  async function drain(): Promise<void> {
-    while (running) {
-      try {
-        if (!(await runOnce())) return;
-      } catch (err) {
-        log.error({ err: err instanceof Error ? err.message : String(err) }, 'courier worker: poll failed');
-        return;
-      }
-    }
-  }
-
-  function schedule(ms: number): void {
-    timer = setTimeout(() => {
-      loop = drain().finally(() => {
-        loop = null;
-        if (running) schedule(config.FULFILMENT_POLL_MS);
-      });
-    }, ms);
-  }
+  const poller = pollLoop({
+    pollMs: config.FULFILMENT_POLL_MS,
+    runOnce,
+    onError: (err) => log.error({ err: err instanceof Error ? err.message : String(err) }, 'courier worker: poll failed'),
+  });
 
   return {
     id: workerId,
     runOnce,
     start(): void {
-      if (running || aborter.signal.aborted) return;
-      running = true;
-      schedule(0);
+      if (!aborter.signal.aborted) poller.start();
     },
     /** Stops polling, aborts a courier call in flight (its job is handed back) and waits for the loop to end. */
     async stop(): Promise<void> {
-      running = false;
-      clearTimeout(timer);
+      const stopped = poller.stop();
       aborter.abort(new Error('worker stopping'));
-      await loop;
+      await stopped;
     },
   };
 }
