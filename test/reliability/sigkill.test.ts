@@ -1,9 +1,9 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createServices } from '../../src/services.js';
 import { testConfig } from '../helpers/app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { serverProcesses } from '../helpers/server-process.js';
 import { createCompanyWithKey } from '../helpers/fixtures.js';
 import { addLocations, addProduct } from '../helpers/catalogue-fixtures.js';
 import { auditCompany } from '../helpers/audit.js';
@@ -14,7 +14,7 @@ import { auditCompany } from '../helpers/audit.js';
  * leaks; every client retrying its external_reference ends with exactly one order.
  */
 let testDb: TestDatabase;
-const children: ChildProcess[] = [];
+const servers = serverProcesses();
 
 /** On embedded PGlite (no PostgreSQL server) this file is skipped: a second process opens the same database: a PGlite folder belongs to one process. */
 const SERVER = inject('testDb') !== null;
@@ -25,42 +25,13 @@ beforeAll(async () => {
   if (!testDb.url) throw new Error('needs a PostgreSQL server (TEST_DATABASE_URL)');
 });
 afterAll(async () => {
-  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+  servers.killAll();
   await testDb?.drop();
 });
 
 /** Starts `node --import tsx src/server.ts` (one process, so SIGKILL hits the server itself) and waits for its URL. */
-async function startServer(): Promise<{ child: ChildProcess; base: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
-    env: {
-      ...process.env,
-      DATABASE_URL: testDb.url,
-      SEED_DEMO: 'false',
-      PORT: '0',
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'warn',
-      REDIS_URL: '',
-      RATE_LIMIT_MAX: '100000',
-      DB_POOL_MAX: '20',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  let out = '';
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start: ${out}`)), 60_000);
-    const onData = (chunk: Buffer) => {
-      out += chunk.toString();
-      const m = /ready on (http:\/\/\S+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve({ child, base: m[1] });
-      }
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', (c: Buffer) => (out += c.toString()));
-    child.on('exit', (code) => reject(new Error(`server exited (${code}): ${out}`)));
-  });
+async function startServer() {
+  return servers.start(testDb.url!, { DB_POOL_MAX: '20' });
 }
 
 describe.skipIf(!SERVER)('SIGKILL in the middle of order creation', () => {

@@ -1,4 +1,3 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -6,6 +5,7 @@ import { createServices } from '../../src/services.js';
 import { verifyWebhook } from '../../src/lib/webhook-signature.js';
 import { testConfig } from '../helpers/app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { serverProcesses } from '../helpers/server-process.js';
 import { createCompanyWithKey } from '../helpers/fixtures.js';
 import { addLocations, addProduct } from '../helpers/catalogue-fixtures.js';
 import { webhookReceiver } from '../helpers/webhook-receiver.js';
@@ -16,7 +16,7 @@ import { webhookReceiver } from '../helpers/webhook-receiver.js';
  * reaches the receiver at least once, and a repeat carries the same id (X-Webhook-Id), so it is recognisable.
  */
 let testDb: TestDatabase;
-const children: ChildProcess[] = [];
+const servers = serverProcesses();
 let receiver: Awaited<ReturnType<typeof webhookReceiver>>;
 const config = testConfig({ WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE_ADDRESSES: 'true' });
 
@@ -30,47 +30,21 @@ beforeAll(async () => {
   receiver = await webhookReceiver();
 });
 afterAll(async () => {
-  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+  servers.killAll();
   await receiver?.close();
   await testDb?.drop();
 });
 
-async function startServer(): Promise<{ child: ChildProcess; base: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
-    env: {
-      ...process.env,
-      DATABASE_URL: testDb.url,
-      SEED_DEMO: 'false',
-      PORT: '0',
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'warn',
-      REDIS_URL: '',
-      RATE_LIMIT_MAX: '100000',
-      SIGNING_SECRET: config.SIGNING_SECRET,
-      FULFILMENT_WORKER_ENABLED: 'false',
-      WEBHOOK_ALLOW_HTTP: 'true',
-      WEBHOOK_ALLOW_PRIVATE_ADDRESSES: 'true',
-      WEBHOOK_POLL_MS: '50',
-      WEBHOOK_TIMEOUT_MS: '2000', // a killed worker's claims are due again after timeout + 5 s
-      WEBHOOK_RETRY_BASE_MS: '100',
-      WEBHOOK_RETRY_MAX_MS: '400',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  let out = '';
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start: ${out}`)), 60_000);
-    child.stdout.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const m = /ready on (http:\/\/\S+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve({ child, base: m[1] });
-      }
-    });
-    child.stderr.on('data', (c: Buffer) => (out += c.toString()));
-    child.on('exit', (code) => reject(new Error(`server exited (${code}): ${out}`)));
+async function startServer() {
+  return servers.start(testDb.url!, {
+    SIGNING_SECRET: config.SIGNING_SECRET,
+    FULFILMENT_WORKER_ENABLED: 'false',
+    WEBHOOK_ALLOW_HTTP: 'true',
+    WEBHOOK_ALLOW_PRIVATE_ADDRESSES: 'true',
+    WEBHOOK_POLL_MS: '50',
+    WEBHOOK_TIMEOUT_MS: '2000', // a killed worker's claims are due again after timeout + 5 s
+    WEBHOOK_RETRY_BASE_MS: '100',
+    WEBHOOK_RETRY_MAX_MS: '400',
   });
 }
 
