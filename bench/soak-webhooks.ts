@@ -1,38 +1,20 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { sql } from 'drizzle-orm';
 import type { Db } from '../src/db/index.js';
+import { webhookReceiver } from '../test/helpers/webhook-receiver.js';
 
 /**
- * The soak's webhook receiver: answers 500 to a share of requests (seeded, repeatable) and 200 to the rest, and
- * counts what it got by event id, so "produced vs delivered" can be compared with the outbox afterwards.
+ * The soak's webhook receiver: the tests' receiver (test/helpers/webhook-receiver.ts) answering 500 to a share of
+ * requests (seeded, repeatable) and 200 to the rest; `stats()` counts what it got by event id, so "produced vs
+ * delivered" can be compared with the outbox afterwards.
  */
 export async function failingReceiver(failShare: number, seed = 7) {
-  const stats = { attempts: 0, refused: 0, accepted: 0, ids: new Set<string>(), repeats: 0 };
-  let s = seed;
-  const random = () => {
-    s = (s * 1103515245 + 12345) % 2 ** 31;
-    return s / 2 ** 31;
+  const receiver = await webhookReceiver({ failShare, seed });
+  const stats = () => {
+    const { attempts, received } = receiver.state;
+    const ids = new Set(received.map((r) => r.body.id));
+    return { attempts, refused: attempts - received.length, accepted: received.length, repeats: received.length - ids.size, received_distinct: ids.size };
   };
-  const server: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      stats.attempts++;
-      if (random() < failShare) {
-        stats.refused++;
-        res.writeHead(500).end();
-        return;
-      }
-      const { id } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id: string };
-      stats.accepted++;
-      if (stats.ids.has(id)) stats.repeats++;
-      stats.ids.add(id);
-      res.writeHead(200).end();
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, stats, close: () => new Promise<void>((r) => server.close(() => r())) };
+  return { url: receiver.url, stats, close: receiver.close };
 }
 
 /** Waits until the company has no pending delivery (or `timeoutMs`), then compares the outbox with what arrived. */
@@ -48,6 +30,5 @@ export async function webhookFigures(db: Db, companyId: string, receiver: Awaite
            count(*) FILTER (WHERE d.status = 'pending')::int AS pending,
            coalesce(sum(d.attempts), 0)::int AS attempts
     FROM webhook_deliveries d WHERE d.company_id = ${companyId}`);
-  const { ids, ...counts } = receiver.stats;
-  return { ...row, received_distinct: ids.size, ...counts, drain_after_run_ms: Date.now() - started };
+  return { ...row, ...receiver.stats(), drain_after_run_ms: Date.now() - started };
 }
