@@ -45,6 +45,8 @@ export type AuthOutcome = { ok: true; tenant: Tenant } | { ok: false; reason: 'u
 const KEY_COLUMNS = columnList(apiKeys, KEY_FIELDS);
 
 export function createKeyService({ db }: { db: Db }) {
+  /** Keys whose last_used_at write is in flight from this instance: a burst of requests writes it once. */
+  const touching = new Set<string>();
   return {
     /** Creates a key and returns it in clear: the only time it exists outside the caller's hands. */
     async create(companyId: string, name?: string, extra: readonly Permission[] = []): Promise<{ key: string; record: KeyRecord }> {
@@ -106,9 +108,18 @@ export function createKeyService({ db }: { db: Db }) {
       if (row.plan !== 'commerce') {
         return { ok: false, reason: 'forbidden', message: "this company's plan does not include orders and inventory" };
       }
-      if (row.stale) {
-        // last_used_at is informational: written at most once a minute per key, off the request's path.
-        db.query(sql`UPDATE api_keys SET last_used_at = now() WHERE company_id = ${row.company_id} AND id = ${row.id}`).catch(() => {});
+      if (row.stale && !touching.has(row.id)) {
+        // last_used_at is informational: written at most once a minute per key, off the request's path. One write
+        // per instance at a time, and one that finds it fresh skips: api_keys is a reference table on Citus, where
+        // a burst of parallel requests writing the same row on every node had a key creation cancelled as a
+        // distributed deadlock.
+        touching.add(row.id);
+        db.query(
+          sql`UPDATE api_keys SET last_used_at = now() WHERE company_id = ${row.company_id} AND id = ${row.id}
+                AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`,
+        )
+          .catch(() => {})
+          .finally(() => touching.delete(row.id));
       }
       return { ok: true, tenant: { companyId: row.company_id, keyId: row.id, keyPrefix: row.prefix, permissions: row.permissions } };
     },
