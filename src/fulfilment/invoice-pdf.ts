@@ -1,18 +1,13 @@
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import PDFDocument from 'pdfkit';
 import { Decimal, money } from '../lib/money.js';
 import type { InvoiceDocument } from './invoice-document.js';
+import { BASE, fontBytes, fontName, scriptRuns, type Weight } from './invoice-fonts.js';
 
 /**
- * Draws an invoice or a credit note as an A4 PDF with pdfkit. The font is Noto Sans Devanagari (SIL OFL 1.1, from
- * the npm package @expo-google-fonts/noto-sans-devanagari), embedded and subset: it has Latin, Devanagari and ₹.
+ * Draws an invoice or a credit note as an A4 PDF with pdfkit. Text the seller or the customer wrote (names,
+ * addresses, product names) may be in any Indian script: it is drawn run by run, each in its script's Noto font
+ * (invoice-fonts.ts).
  */
-
-const fontFile = (weight: string) =>
-  createRequire(import.meta.url).resolve(`@expo-google-fonts/noto-sans-devanagari/${weight}/NotoSansDevanagari_${weight}.ttf`);
-let fonts: { regular: Buffer; bold: Buffer } | undefined;
-const loadFonts = () => (fonts ??= { regular: readFileSync(fontFile('400Regular')), bold: readFileSync(fontFile('700Bold')) });
 
 export interface PdfPayment {
   method: 'cod' | 'prepaid';
@@ -91,10 +86,56 @@ function lineColumns(d: InvoiceDocument): Column[] {
   return columns;
 }
 
+/**
+ * Text written run by run in the fonts its scripts need, registered in the document the first time they are used.
+ * One run of base text is drawn exactly as a plain `doc.text` would draw it.
+ */
+function scriptWriter(doc: PDFKit.PDFDocument) {
+  const registered = new Set<string>();
+  const font = (script: Parameters<typeof fontName>[0], weight: Weight) => {
+    const name = fontName(script, weight);
+    if (!registered.has(name)) {
+      doc.registerFont(name, fontBytes(script, weight));
+      registered.add(name);
+    }
+    return doc.font(name);
+  };
+  /**
+   * Whether fontkit can shape the run in its script's font. A font whose tables fontkit cannot handle for some
+   * sequence would otherwise throw in the middle of the document (a 500 for an invoice link): that run is drawn in the
+   * base font instead, as boxes a person can still read around, and the invoice is still issued.
+   */
+  const shapes = (script: Parameters<typeof fontName>[0], weight: Weight, text: string) => {
+    try {
+      font(script, weight).widthOfString(text);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  return {
+    font,
+    text(str: string, weight: Weight, x?: number, y?: number, options?: PDFKit.Mixins.TextOptions) {
+      const runs = scriptRuns(str).map((r) => ({ ...r, script: r.script === BASE || shapes(r.script, weight, r.text) ? r.script : BASE }));
+      if (runs.length <= 1) return font(runs[0]?.script ?? BASE, weight).text(str, x, y, options);
+      runs.forEach((r, i) =>
+        font(r.script, weight).text(r.text, i === 0 ? x : undefined, i === 0 ? y : undefined, { ...options, continued: i < runs.length - 1 }),
+      );
+      return doc;
+    },
+    /** The height of the text in the tallest of the fonts it uses (each font measures every character). */
+    height(str: string, weight: Weight, options?: PDFKit.Mixins.TextOptions) {
+      const scripts = new Set(scriptRuns(str).map((r) => r.script));
+      let h = 0;
+      for (const script of scripts.size ? scripts : ([BASE] as const)) h = Math.max(h, font(script, weight).heightOfString(str, options));
+      return h;
+    },
+  };
+}
+
 /** Renders the PDF; resolves with its bytes. */
 export function renderInvoicePdf(view: PdfView): Promise<Buffer> {
   const d = view.document;
-  const f = loadFonts();
   const registered = !!d.seller.gstin;
   const title = view.kind === 'credit_note' ? 'CREDIT NOTE' : registered ? 'TAX INVOICE' : 'INVOICE';
   const doc = new PDFDocument({
@@ -102,8 +143,10 @@ export function renderInvoicePdf(view: PdfView): Promise<Buffer> {
     margin: MARGIN,
     info: { Title: `${title} ${view.number}`, Author: d.seller.legal_name, Creator: 'Catalogue, Orders and Customers API' },
   });
-  doc.registerFont('regular', f.regular);
-  doc.registerFont('bold', f.bold);
+  const w = scriptWriter(doc);
+  // the base font's two weights are used by name ('regular', 'bold') throughout
+  w.font(BASE, 'bold');
+  w.font(BASE, 'regular');
   const chunks: Buffer[] = [];
   const done = new Promise<Buffer>((resolve, reject) => {
     doc.on('data', (c: Buffer) => chunks.push(c));
@@ -121,10 +164,12 @@ export function renderInvoicePdf(view: PdfView): Promise<Buffer> {
   // Seller (left) and document facts (right)
   const top = doc.y;
   const half = CONTENT / 2 - 8;
-  doc.font('bold').fontSize(11).text(d.seller.legal_name, MARGIN, top, { width: half });
-  doc.font('regular').fontSize(9);
-  if (d.seller.trade_name) doc.text(`Trade name: ${d.seller.trade_name}`, { width: half });
-  for (const l of d.seller.address) doc.text(l, { width: half });
+  doc.fontSize(11);
+  w.text(d.seller.legal_name, 'bold', MARGIN, top, { width: half });
+  doc.fontSize(9);
+  if (d.seller.trade_name) w.text(`Trade name: ${d.seller.trade_name}`, 'regular', undefined, undefined, { width: half });
+  for (const l of d.seller.address) w.text(l, 'regular', undefined, undefined, { width: half });
+  doc.font('regular');
   if (d.seller.state) doc.text(`State: ${d.seller.state} (code ${d.seller.state_code})`, { width: half });
   doc.font('bold').text(registered ? `GSTIN: ${d.seller.gstin}` : 'GSTIN: unregistered supplier', { width: half });
   const leftEnd = doc.y;
@@ -155,30 +200,31 @@ export function renderInvoicePdf(view: PdfView): Promise<Buffer> {
     .stroke();
   doc.moveDown(0.4);
   doc.font('bold').fontSize(9).text('Bill to / Ship to', MARGIN, doc.y);
-  doc.font('regular').text(d.buyer.name);
-  if (d.buyer.phone) doc.text(`Phone: ${d.buyer.phone}`);
-  for (const l of d.buyer.address) doc.text(l, { width: CONTENT });
+  w.text(d.buyer.name, 'regular', undefined, undefined, { width: CONTENT });
+  if (d.buyer.phone) doc.font('regular').text(`Phone: ${d.buyer.phone}`);
+  for (const l of d.buyer.address) w.text(l, 'regular', undefined, undefined, { width: CONTENT });
   doc.moveDown(0.6);
 
   // Lines
   const columns = lineColumns(d);
   const titles = columns.map((c) => c.title);
   const drawRow = (cells: string[], bold: boolean, shade: boolean) => {
-    doc.font(bold ? 'bold' : 'regular').fontSize(8);
-    const heights = cells.map((c, i) => doc.heightOfString(c, { width: columns[i].width - 4 }));
+    const weight = bold ? 'bold' : 'regular';
+    doc.font(weight).fontSize(8);
+    const heights = cells.map((c, i) => w.height(c, weight, { width: columns[i].width - 4 }));
     const h = Math.max(...heights) + 4;
     if (doc.y + h > bottom) {
       doc.addPage();
       doc.y = MARGIN;
       // the column titles again on every page the lines run onto
       if (!bold) drawRow(titles, true, true);
-      doc.font(bold ? 'bold' : 'regular').fontSize(8);
+      doc.font(weight).fontSize(8);
     }
     const rowTop = doc.y;
     if (shade) doc.rect(MARGIN, rowTop, CONTENT, h).fill('#eeeeee').fillColor('black');
     let x = MARGIN;
     cells.forEach((c, i) => {
-      doc.text(c, x + 2, rowTop + 2, { width: columns[i].width - 4, align: columns[i].align ?? 'left' });
+      w.text(c, weight, x + 2, rowTop + 2, { width: columns[i].width - 4, align: columns[i].align ?? 'left' });
       x += columns[i].width;
     });
     doc.y = rowTop + h;

@@ -187,6 +187,20 @@ describe('GST invoice PDF', () => {
     expect(text).toContain('Payment status: Paid (prepaid)');
   });
 
+  it('a customer writing in Tamil gets their name and address printed in Tamil through the invoice link', async () => {
+    const s = await gstShop();
+    const name = 'கார்த்திகேயன் சுப்பிரமணியம்';
+    const o = await shippedOrder(s, {
+      items: ITEMS,
+      customer: { name, phone: '+91 98450 54321' },
+      delivery_address: { ...CHENNAI, line1: '12 காந்தி தெரு' },
+    });
+    const text = pdfText((await fetchPdf(o.invoice.url)).pdf).normalize('NFD');
+    // letters, not the string: pdftotext gives shaped Tamil back in visual order (the vowel sign before its consonant)
+    for (const ch of `${name}காந்திதெரு`.normalize('NFD').replace(/\s/g, '')) expect(text).toContain(ch);
+    expect(text).toContain('Tamil Nadu (33)');
+  });
+
   it('a company without a GSTIN: a plain invoice from an unregistered supplier, no tax split; a partial payment shows', async () => {
     const s = await gstShop({ legal_name: 'Meera Home Foods', gstin: null, ...SELLER_ADDRESS });
     const o = await shippedOrder(s, { items: ITEMS, payment: 'cod' });
