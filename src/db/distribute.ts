@@ -13,12 +13,6 @@ export const REFERENCE_TABLES = ['companies', 'service_secrets', 'api_keys'] as 
 export const DISTRIBUTION_COLUMN = 'company_id';
 /** Never distributed: the migrator's bookkeeping stays on the coordinator. */
 const LOCAL_TABLES = ['schema_migrations'];
-/**
- * Functions a request calls as a statement of its own, delegated to the worker holding the company named by their
- * argument: the worker runs every statement inside locally, one coordinator hop per call instead of one per statement
- * (docs/scaling.md). Only outside a transaction block; inside one, Citus runs the function on the coordinator.
- */
-export const DELEGATED_FUNCTIONS = [{ fn: 'place_order_with_event(text,jsonb,jsonb)', by: 'p_company', colocateWith: 'orders' }] as const;
 
 export interface DistributeReport {
   /** false: no `citus` extension in this database, nothing was done (one PostgreSQL, PGlite). */
@@ -85,27 +79,8 @@ export async function distribute(db: Database, log: (msg: string) => void = () =
         .filter((t) => t.hasCompanyId && t.type !== 'distributed')
         .filter((t) => !(REFERENCE_TABLES as readonly string[]).includes(t.name) && !LOCAL_TABLES.includes(t.name))
         .map((t) => t.name);
-      if (toReference.length || toDistribute.length) await convert(tables, toReference, toDistribute);
-      // Every function of ours on every node (a delegated call runs on a worker, with everything it calls): Citus
-      // propagated some when they were created, not those made before their tables were distributed (upsert_customer).
-      const local = await s.query<{ fn: string }>(sql`
-        SELECT p.oid::regprocedure::text AS fn FROM pg_proc p
-         WHERE p.pronamespace = 'public'::regnamespace
-           AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e')
-           AND NOT EXISTS (SELECT 1 FROM pg_dist_object o WHERE o.classid = 'pg_proc'::regclass AND o.objid = p.oid)
-         ORDER BY 1`);
-      for (const { fn } of local) await run(`SELECT create_distributed_function(${literal(fn)})`);
-      for (const f of DELEGATED_FUNCTIONS) {
-        const [{ delegated }] = await s.query<{ delegated: boolean }>(sql`
-          SELECT EXISTS (SELECT 1 FROM pg_dist_object WHERE classid = 'pg_proc'::regclass AND objid = ${f.fn}::regprocedure
-                           AND distribution_argument_index IS NOT NULL) AS delegated`);
-        if (!delegated) await run(`SELECT create_distributed_function(${literal(f.fn)}, ${literal(f.by)}, colocate_with => ${literal(f.colocateWith)})`);
-      }
-    } finally {
-      await s.query(sql.raw(`SELECT pg_advisory_unlock(${SCHEMA_LOCK})`)).catch(() => {});
-    }
+      if (!toReference.length && !toDistribute.length) return;
 
-    async function convert(tables: TableState[], toReference: string[], toDistribute: string[]) {
       const converting = [...toReference, ...toDistribute];
       const fks = await s.query<{ tbl: string; name: string; def: string }>(sql`
         SELECT conrelid::regclass::text AS tbl, conname AS name, pg_get_constraintdef(oid) AS def
@@ -129,6 +104,8 @@ export async function distribute(db: Database, log: (msg: string) => void = () =
         await run(`ALTER TABLE ${fk.tbl} ADD CONSTRAINT ${ident(fk.name)} ${fk.def}`);
         report.foreignKeys.push(`${fk.tbl}.${fk.name}`);
       }
+    } finally {
+      await s.query(sql.raw(`SELECT pg_advisory_unlock(${SCHEMA_LOCK})`)).catch(() => {});
     }
   });
   return report;

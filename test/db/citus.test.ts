@@ -91,30 +91,6 @@ describe('on Citus', () => {
     expect(n).toEqual([{ n: 1 }]);
   });
 
-  it('delegates an order to the worker holding its company, with every function of ours on every worker', async (ctx) => {
-    if (!onCitus()) return ctx.skip(NOT_CITUS);
-    const plan = (await db.query<{ 'QUERY PLAN': string }>(sql`EXPLAIN SELECT place_order_with_event(${'co_any'}, '{}'::jsonb, '{}'::jsonb)`))
-      .map((r) => r['QUERY PLAN'])
-      .join('\n');
-    // a delegated call is one task run on a worker; run on the coordinator it would be a bare Result
-    expect(plan).toMatch(/Custom Scan \(Citus Adaptive\)[\s\S]*Task Count: 1[\s\S]*Node: host=\S+ port=\d+/);
-    const [{ fn, colocated }] = await db.query<{ fn: number; colocated: boolean }>(sql`
-      SELECT o.distribution_argument_index AS fn,
-             o.colocationid = (SELECT colocationid FROM pg_dist_partition WHERE logicalrelid = 'orders'::regclass) AS colocated
-        FROM pg_dist_object o WHERE o.classid = 'pg_proc'::regclass AND o.objid = 'place_order_with_event(text,jsonb,jsonb)'::regprocedure`);
-    expect({ fn, colocated }).toEqual({ fn: 0, colocated: true });
-    const ours = await db.query<{ name: string }>(sql`
-      SELECT p.proname AS name FROM pg_proc p WHERE p.pronamespace = 'public'::regnamespace
-         AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e')
-       ORDER BY 1`);
-    expect(ours.map((r) => r.name)).toEqual(expect.arrayContaining(['place_order', 'reserve_stock', 'upsert_customer', 'record_event']));
-    const onWorkers = await db.query<{ result: string }>(sql`
-      SELECT result FROM run_command_on_workers($$SELECT string_agg(proname, ',' ORDER BY proname) FROM pg_proc
-        WHERE pronamespace = 'public'::regnamespace AND proname = ANY ('{${sql.raw(ours.map((r) => r.name).join(','))}}')$$)`);
-    expect(onWorkers.length).toBeGreaterThanOrEqual(2);
-    for (const w of onWorkers) expect(w.result).toBe(ours.map((r) => r.name).join(','));
-  });
-
   it('applies a later migration to the distributed database: columns and indexes propagate, a new table is distributed', { timeout: 120_000 }, async (ctx) => {
     if (!onCitus()) return ctx.skip(NOT_CITUS);
     const dir = mkdtempSync(join(tmpdir(), 'citus-mig-'));
