@@ -27,7 +27,7 @@ export interface PageFilter {
   inStock: boolean;
 }
 
-function filterSql(companyId: string, f: PageFilter): { where: SQL; shape: string } {
+export function filterSql(companyId: string, f: PageFilter): { where: SQL; shape: string } {
   const parts: SQL[] = [sql`p.company_id = ${companyId}`, visible];
   for (const w of f.words) parts.push(sql`p.search_text LIKE ${likeWord(w)}`);
   if (f.categoryIds) parts.push(sql`p.category_id = ANY(${sql.param(f.categoryIds)}::text[])`);
