@@ -6,7 +6,7 @@ import type { Page } from '../contract/paging.js';
 import type { Db } from '../db/index.js';
 import { filterSql, searchWords, type PageFilter } from './catalogue.queries.js';
 import { indexedPage, stockOf, type PageStock } from './read-model.queries.js';
-import { brandSet, categoryTree, resolveRef, type CatalogueModel, type ModelProduct } from './read-model.js';
+import { brandSet, categoryTree, productById, resolveRef, type CatalogueModel, type ModelProduct } from './read-model.js';
 import type { CatalogueCache } from './catalogue-cache.js';
 
 const NO_STOCK: [string, string] = ['0.000', '0.000'];
@@ -136,10 +136,10 @@ export function createCatalogueService({ db, media, cache }: { db: Db; media: Pi
         const { where, shape } = filterSql(companyId, f);
         return indexedPage(db, companyId, where, shape, limit, offset);
       };
-      const known = (model: CatalogueModel, seen: { ids: string[] }) => seen.ids.every((id) => model.refs[0].get(id));
+      const known = (model: CatalogueModel, seen: { ids: string[] }) => seen.ids.every((id) => productById(model, id));
       const { model, seen } = await settled(companyId, read, known);
       const link = await linking;
-      const rows = seen.ids.map((id) => model.refs[0].get(id)?.product).filter((p): p is ModelProduct => p !== undefined);
+      const rows = seen.ids.map((id) => productById(model, id)).filter((p): p is ModelProduct => p !== undefined);
       return { rows: rows.map((p) => shapeProduct(p, seen, link)), total: seen.total };
     },
 
