@@ -4,6 +4,7 @@ import type { Db } from '../db/index.js';
 import type { BrandRow, CategoryRow, StockLocationRow } from '../db/schema/index.js';
 import { newId } from '../lib/ids.js';
 import { analyzeCatalogue, refreshListing, refreshSearchText } from './catalogue.queries.js';
+import { bumpCatalogueVersion } from './read-model.queries.js';
 
 /** Word lists so generated names read like a real Indian D2C catalogue and search has something to find. */
 const GROUPS = [
@@ -126,6 +127,7 @@ export async function generateCatalogue(db: Db, companyId: string, opts: Generat
       ON CONFLICT (company_id, slug) DO UPDATE SET name = EXCLUDED.name RETURNING id`);
     brandIds.push(row.id);
   }
+  await bumpCatalogueVersion(db, companyId); // the categories and brands; each batch of products bumps it again (refresh_listing)
 
   let variantCount = 0;
   for (let start = 0; start < opts.products; start += batch) {

@@ -1,104 +1,171 @@
-import type { Db } from '../db/index.js';
 import type { Tenant } from '../keys/keys.service.js';
 import { notFound } from '../contract/errors.js';
 import type { MediaService, PhotoLinker } from '../media/media.service.js';
 import type { BrowseQuery, CategoriesResult, Product, ProductDetail, Variant } from '../contract/catalogue.js';
 import type { Page } from '../contract/paging.js';
-import * as q from './catalogue.queries.js';
+import type { Db } from '../db/index.js';
+import { filterSql, searchWords, type PageFilter } from './catalogue.queries.js';
+import { indexedPage, stockOf, type PageStock } from './read-model.queries.js';
+import { brandSet, categoryTree, productById, resolveRef, type CatalogueModel, type ModelProduct } from './read-model.js';
+import type { CatalogueCache } from './catalogue-cache.js';
+
+const NO_STOCK: [string, string] = ['0.000', '0.000'];
+const positive = (qty: string) => !/^0\.0+$/.test(qty);
 
 /**
- * Product row -> the spec's Product shape. Every figure arrives as exact decimal text from SQL (availability
- * and price range over active variants); here only photos, options and the shape are assembled.
+ * A product of the model with the live stock of this request -> the spec's Product shape. Every figure is exact
+ * decimal text: prices from the model, availability as the statement computed it.
  */
-function shapeProduct(row: q.ListedProduct, link: PhotoLinker): Product {
-  const mainPhoto = row.photos.find((ph) => ph.variant_id === null) ?? row.photos[0];
+function shapeProduct(p: ModelProduct, stock: PageStock, link: PhotoLinker): Product {
+  const mainPhoto = p.photos.find((ph) => ph.variant_id === null) ?? p.photos[0];
   const productImage = mainPhoto ? link(mainPhoto.path) : null;
   const options: Record<string, string[]> = {};
-
-  const variants: Variant[] = row.variants.map((v) => {
-    const attributes: Record<string, string> = {};
-    for (const [name, value] of Object.entries(v.attributes ?? {})) {
-      attributes[name] = String(value);
+  const variants: Variant[] = p.variants.map((v) => {
+    for (const [name, value] of Object.entries(v.attributes)) {
       const values = (options[name] ??= []);
-      if (!values.includes(attributes[name])) values.push(attributes[name]);
+      if (!values.includes(value)) values.push(value);
     }
-    const own = row.photos.find((ph) => ph.variant_id === v.id);
+    const own = p.photos.find((ph) => ph.variant_id === v.id);
+    const [available, availableTotal] = stock.variants?.[v.id] ?? NO_STOCK;
     return {
       variant_id: v.id,
       sku: v.sku,
       barcode: v.barcode,
       name: v.name,
-      attributes,
+      attributes: v.attributes,
       selling_price: v.selling_price,
       mrp: v.mrp,
-      available: v.available,
-      available_total: v.available_total,
-      in_stock: v.in_stock,
+      available,
+      available_total: availableTotal,
+      in_stock: positive(available),
       image_url: own ? link(own.path) : productImage,
     };
   });
-
+  const [available, availableTotal] = stock.products?.[p.id] ?? NO_STOCK;
   return {
-    product_id: row.id,
-    sku: row.sku,
-    name: row.name,
-    description: row.description,
-    category: row.category_id ? { id: row.category_id, name: row.category_name ?? '', slug: row.category_slug ?? '', parent: row.category_parent } : null,
-    brand: row.brand_id ? { id: row.brand_id, name: row.brand_name ?? '' } : null,
-    unit: row.unit,
-    hsn_code: row.hsn_code,
-    tax_rate: row.tax_rate,
+    product_id: p.id,
+    sku: p.sku,
+    name: p.name,
+    description: p.description,
+    category: p.category,
+    brand: p.brand,
+    unit: p.unit,
+    hsn_code: p.hsn_code,
+    tax_rate: p.tax_rate,
     currency: 'INR',
-    price_range: { min: row.price_min ?? '0.00', max: row.price_max ?? '0.00' },
+    price_range: { min: p.price_min, max: p.price_max },
     options,
-    available: row.available,
-    available_total: row.available_total,
-    in_stock: row.in_stock,
+    available,
+    available_total: availableTotal,
+    in_stock: positive(available),
     image_url: productImage,
     variants,
   };
 }
 
-export function createCatalogueService({ db, media }: { db: Db; media: Pick<MediaService, 'linker'> }) {
+/** A model read cannot settle after this many rebuilds in one request only if the catalogue changes that often. */
+const ATTEMPTS = 3;
+
+/**
+ * The catalogue answered from the company's read model (products, variants, photos, categories, brands; no stock)
+ * held by `cache`, and the live stock of the products shown, read with the catalogue version in one statement per
+ * request. A request whose statement shows another version than its model's rebuilds the model and answers again, so
+ * a catalogue change shows from the next request on every instance; stock is never cached.
+ */
+export function createCatalogueService({ db, media, cache }: { db: Db; media: Pick<MediaService, 'linker'>; cache: CatalogueCache }) {
+  /** Runs `read` against the current model until the version its statement saw is the model's own. */
+  async function settled<T extends { version: string }>(
+    companyId: string,
+    read: (model: CatalogueModel) => Promise<T>,
+    reuse?: (model: CatalogueModel, seen: T) => boolean,
+  ): Promise<{ model: CatalogueModel; seen: T }> {
+    let model = await cache.get(companyId);
+    let seen = await read(model);
+    for (let attempt = 1; seen.version !== model.version && attempt < ATTEMPTS; attempt++) {
+      model = await cache.refresh(companyId, model);
+      // the statement's own answer stands when the rebuilt model is at the version it saw (database-chosen pages)
+      if (seen.version === model.version && reuse?.(model, seen)) break;
+      seen = await read(model);
+    }
+    return { model, seen };
+  }
+
   return {
-    /** GET /catalog/products: the page (ids from the browse index, then those products in full) and the exact total, in parallel. */
+    /** GET /catalog/products: the page from the model, or from the database's indexes for search words and in_stock. */
     async browse(tenant: Tenant, query: BrowseQuery, origin: string): Promise<Page<Product>> {
       const { companyId } = tenant;
       const { limit, offset } = query;
-      const empty = { rows: [], total: 0 };
-      const filter: q.PageFilter = { words: q.searchWords(query.search), inStock: query.in_stock === true };
-      if (query.category) {
-        filter.categoryIds = await q.categoryTreeIds(db, companyId, query.category);
-        if (filter.categoryIds.length === 0) return empty;
+      const words = searchWords(query.search);
+      const inStock = query.in_stock === true;
+      const linking = media.linker(origin);
+      linking.catch(() => {}); // awaited below; a refusal before then must not go unhandled
+
+      /** The filter's category and brand ids from the model; undefined ids: no filter; an empty set matches nothing. */
+      const filterOf = (model: CatalogueModel) => ({
+        categories: query.category ? categoryTree(model, query.category) : undefined,
+        brands: query.brand ? brandSet(model, query.brand) : undefined,
+      });
+
+      if (words.length === 0 && !inStock) {
+        const pick = (model: CatalogueModel) => {
+          const { categories, brands } = filterOf(model);
+          const all =
+            categories || brands
+              ? model.products.filter(
+                  (p) => (!categories || (p.categoryId !== null && categories.has(p.categoryId))) && (!brands || (p.brandId !== null && brands.has(p.brandId))),
+                )
+              : model.products;
+          return { rows: all.slice(offset, offset + limit), total: all.length };
+        };
+        const { model, seen } = await settled(companyId, (m) =>
+          stockOf(
+            db,
+            companyId,
+            pick(m).rows.map((p) => p.id),
+          ),
+        );
+        const { rows, total } = pick(model);
+        const link = await linking;
+        return { rows: rows.map((p) => shapeProduct(p, seen, link)), total };
       }
-      if (query.brand) {
-        filter.brandIds = await q.brandIds(db, companyId, query.brand);
-        if (filter.brandIds.length === 0) return empty;
-      }
-      const [rows, total, link] = await Promise.all([
-        q.productPage(db, companyId, filter, limit, offset),
-        q.countProducts(db, companyId, filter),
-        media.linker(origin),
-      ]);
-      return { rows: rows.map((row) => shapeProduct(row, link)), total };
+
+      const read = async (model: CatalogueModel) => {
+        const { categories, brands } = filterOf(model);
+        if ((categories && categories.size === 0) || (brands && brands.size === 0)) return { ...(await stockOf(db, companyId, [])), ids: [], total: 0 };
+        const f: PageFilter = { words, inStock, categoryIds: categories && [...categories], brandIds: brands && [...brands] };
+        const { where, shape } = filterSql(companyId, f);
+        return indexedPage(db, companyId, where, shape, limit, offset);
+      };
+      const known = (model: CatalogueModel, seen: { ids: string[] }) => seen.ids.every((id) => productById(model, id));
+      const { model, seen } = await settled(companyId, read, known);
+      const link = await linking;
+      const rows = seen.ids.map((id) => productById(model, id)).filter((p): p is ModelProduct => p !== undefined);
+      return { rows: rows.map((p) => shapeProduct(p, seen, link)), total: seen.total };
     },
 
     /** GET /catalog/products/{id}: by product id or SKU, or a variant's id, SKU or barcode. */
     async getProduct(tenant: Tenant, id: string, origin: string): Promise<ProductDetail> {
       const { companyId } = tenant;
-      const [row, link] = await Promise.all([q.productByRef(db, companyId, id), media.linker(origin)]);
-      if (!row || row.variants.length === 0) throw notFound(`no product "${id}" in this catalogue`);
+      const linking = media.linker(origin);
+      linking.catch(() => {}); // awaited below; a 404 before then must not leave it unhandled
+      const { model, seen } = await settled(companyId, (m) => {
+        const hit = resolveRef(m, id);
+        return stockOf(db, companyId, hit ? [hit.product.id] : []);
+      });
+      const hit = resolveRef(model, id);
+      if (!hit || hit.product.variants.length === 0) throw notFound(`no product "${id}" in this catalogue`);
+      const link = await linking;
       return {
-        ...shapeProduct(row, link),
-        matched_variant_id: row.matched_variant_id,
-        images: row.photos.map((ph) => ({ url: link(ph.path), alt: ph.alt, variant_id: ph.variant_id })),
+        ...shapeProduct(hit.product, seen, link),
+        matched_variant_id: hit.variantId,
+        images: hit.product.photos.map((ph) => ({ url: link(ph.path), alt: ph.alt, variant_id: ph.variant_id })),
       };
     },
 
-    /** GET /catalog/categories. */
+    /** GET /catalog/categories: from the model, after the version check every read makes. */
     async listCategories(tenant: Tenant): Promise<CategoriesResult> {
-      const [categories, brands] = await Promise.all([q.categoryEntries(db, tenant.companyId), q.brandEntries(db, tenant.companyId)]);
-      return { categories, brands };
+      const { model } = await settled(tenant.companyId, () => stockOf(db, tenant.companyId, []));
+      return { categories: model.categories, brands: model.brands };
     },
   };
 }

@@ -3,13 +3,16 @@ import type { Db } from '../db/index.js';
 import { createMediaService } from '../media/media.service.js';
 import { createCatalogueImportService } from './import/index.js';
 import { createCatalogueService } from './catalogue.service.js';
+import { createCatalogueCache } from './catalogue-cache.js';
 
-/** The catalogue's services (photo links, browse/detail, import/export), spread into createServices. */
+/** The catalogue's services (photo links, browse/detail from the read model, import/export), spread into createServices. */
 export function createCatalogueServices({ db, config }: { db: Db; config: Config }) {
   const media = createMediaService({ db, config });
+  const catalogueCache = createCatalogueCache({ db, capBytes: config.CATALOGUE_CACHE_MB * 1024 * 1024 });
   return {
     media,
-    catalogue: createCatalogueService({ db, media }),
+    catalogueCache,
+    catalogue: createCatalogueService({ db, media, cache: catalogueCache }),
     catalogueImport: createCatalogueImportService({ db, mediaDir: config.MEDIA_DIR }),
   };
 }

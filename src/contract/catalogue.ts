@@ -7,11 +7,15 @@ const queryBoolean = z.union([z.boolean(), z.enum(['true', 'false']).transform((
   error: 'must be true or false',
 });
 
-/** Optional text filter; blank means no filter. */
+/**
+ * Optional text filter; blank means no filter. A NUL is refused here: the catalogue's filters are matched in memory
+ * (issue 16), where PostgreSQL's refusal of NUL in text no longer turns it into a 400.
+ */
 const filterText = (max: number) =>
   z
     .string({ error: 'must be a string' })
     .max(max, `must be at most ${max} characters`)
+    .refine((v) => !v.includes('\u0000'), 'must not contain NUL (\\u0000) characters')
     .optional()
     .transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim()));
 

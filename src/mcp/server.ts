@@ -3,6 +3,7 @@ import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, typ
 import { z } from 'zod';
 import { AppError, errorBody, inputRefusedByDatabase, type ErrorBody } from '../contract/errors.js';
 import { toValidationError } from '../contract/validation.js';
+import { compileSerializer } from '../contract/serializer.js';
 import { TOOLS, type ToolContext, type ToolDefinition } from './tools.js';
 
 export const SERVER_INFO = { name: 'commerce-api', title: 'Catalogue, Orders and Customers', version: '1.3.0' };
@@ -40,7 +41,7 @@ export async function callTool(ctx: ToolContext, name: string, args: unknown, lo
   if (!parsed.success) return errorResult(toValidationError(parsed.error).toBody());
   try {
     const result = await tool.run(ctx, parsed.data);
-    return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result };
+    return { content: [{ type: 'text', text: compileSerializer(tool.output)(result) }], structuredContent: result };
   } catch (err) {
     if (err instanceof AppError) return errorResult(err.toBody());
     const refused = inputRefusedByDatabase(err);

@@ -6,7 +6,7 @@ import type { EventType } from '../contract/webhooks.js';
 import { recordEvent } from '../events/events.queries.js';
 import { newId } from '../lib/ids.js';
 import type { DocumentLinker } from '../media/media.service.js';
-import { findOrderByReference, findOrderLines } from './orders.queries.js';
+import { findOrderByReference } from './orders.queries.js';
 
 /**
  * The order in the GET /orders/{reference} shape: the one rendering of the lookup, used by the lookup itself and by
@@ -24,11 +24,10 @@ export async function orderLookupByReference(
 ): Promise<OrderLookup | undefined> {
   const o = await findOrderByReference(db, companyId, reference, phoneE164);
   if (!o) return undefined;
-  const lines = await findOrderLines(db, companyId, o.id);
   return {
     ...toOrderSummary(o),
     customer: { name: o.customer_name, phone: o.customer_phone, messaging_opted_out: o.customer_messaging_opted_out },
-    items: lines.map(lineOut),
+    items: o.lines.map(lineOut),
     shipment: o.shipment_status
       ? shipmentOut({
           awb: o.shipment_awb,

@@ -218,32 +218,45 @@ export async function findOrderById(db: Db, companyId: string, orderId: string):
 }
 
 /**
- * The order a customer-facing reference names: order number first, then order_id, then external_reference
- * (a caller's reference may look like another order's number). Drafts never match; with `phoneE164`, only
- * that customer's orders do. The order's one shipment and one invoice are joined (each unique per order).
+ * The order a customer-facing reference names, with its lines, in one round trip: order number first, then
+ * order_id, then external_reference (a caller's reference may look like another order's number). Drafts never
+ * match; with `phoneE164`, only that customer's orders do. The order's one shipment and one invoice are joined
+ * (each unique per order). The order is found first, by its three unique keys (at most three rows), and only then
+ * joined: planned as one join, statistics that took a company's customers for one row made the planner walk every
+ * customer and probe orders once for each (5,572 buffers and 5 ms with 500 customers, against 16 buffers).
+ * The lines travel as JSON with their numbers as text, exact.
  */
 export async function findOrderByReference(
   db: Db,
   companyId: string,
   reference: string,
   phoneE164: string | null,
-): Promise<(OrderRow & FulfilmentColumns) | undefined> {
-  const rows = await db.query<OrderRow & FulfilmentColumns>(sql`
+): Promise<(OrderRow & FulfilmentColumns & { lines: LineRow[] }) | undefined> {
+  const rows = await db.query<OrderRow & FulfilmentColumns & { lines: LineRow[] }>(
+    sql`
+    WITH m AS MATERIALIZED (
+      SELECT o.*, CASE WHEN o.order_number = ${reference} THEN 0 WHEN o.id = ${reference} THEN 1 ELSE 2 END AS rank
+      FROM orders o
+      WHERE o.company_id = ${companyId} AND o.status <> 'draft'
+        AND (o.order_number = ${reference} OR o.id = ${reference} OR o.external_reference = ${reference}))
     SELECT ${ORDER_COLUMNS}, c.messaging_opted_out AS customer_messaging_opted_out,
       s.status AS shipment_status, s.awb AS shipment_awb, s.courier AS shipment_courier, s.tracking_url AS shipment_tracking_url,
       s.delivered_at AS shipment_delivered_at,
       i.invoice_number, i.id AS invoice_id, i.total AS invoice_total, i.amount_paid AS invoice_amount_paid, i.due_at AS invoice_due_at,
       cn.id AS credit_note_id, cn.credit_note_number AS credit_note_credit_note_number, cn.reason AS credit_note_reason, cn.total AS credit_note_total,
-      cn.issued_at AS credit_note_issued_at
-    FROM orders o JOIN customers c ON c.company_id = o.company_id AND c.id = o.customer_id
-    LEFT JOIN shipments s ON s.company_id = o.company_id AND s.order_id = o.id
-    LEFT JOIN invoices i ON i.company_id = o.company_id AND i.order_id = o.id
+      cn.issued_at AS credit_note_issued_at,
+      (SELECT coalesce(json_agg(json_build_object('sku', l.sku, 'name', l.name, 'quantity', l.quantity::text, 'unit_price', l.unit_price::text,
+                                                  'line_total', l.line_total::text) ORDER BY l.line_no), '[]'::json)
+       FROM order_lines l WHERE l.company_id = ${companyId} AND l.order_id = o.id) AS lines
+    FROM m o JOIN customers c ON c.company_id = ${companyId} AND c.id = o.customer_id
+    LEFT JOIN shipments s ON s.company_id = ${companyId} AND s.order_id = o.id
+    LEFT JOIN invoices i ON i.company_id = ${companyId} AND i.order_id = o.id
     LEFT JOIN credit_notes cn ON cn.company_id = ${companyId} AND cn.invoice_id = i.id
-    WHERE o.company_id = ${companyId} AND o.status <> 'draft'
-      AND (o.order_number = ${reference} OR o.id = ${reference} OR o.external_reference = ${reference})
-      AND (${phoneE164}::text IS NULL OR c.phone_e164 = ${phoneE164})
-    ORDER BY CASE WHEN o.order_number = ${reference} THEN 0 WHEN o.id = ${reference} THEN 1 ELSE 2 END
-    LIMIT 1`);
+    WHERE (${phoneE164}::text IS NULL OR c.phone_e164 = ${phoneE164})
+    ORDER BY o.rank
+    LIMIT 1`,
+    'order_by_reference',
+  );
   return rows[0];
 }
 

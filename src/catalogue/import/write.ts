@@ -5,6 +5,7 @@ import type { ProductRow, VariantRow } from '../../db/schema/index.js';
 import { newId } from '../../lib/ids.js';
 import type { CatalogueFile } from '../../contract/catalogue-file.js';
 import { refreshListing, refreshSearchText } from '../catalogue.queries.js';
+import { bumpCatalogueVersion } from '../read-model.queries.js';
 import type { PhotoCopy } from './photos.js';
 
 const CHUNK = 200;
@@ -119,5 +120,7 @@ export async function writeCatalogue(
       onProgress?.(i + 1, file.products.length);
     }
   }
+  // categories, brands and photos too: every instance's read model is rebuilt on its next request
+  await bumpCatalogueVersion(tx, companyId);
   return summary;
 }

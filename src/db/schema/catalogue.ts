@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { boolean, foreignKey, index, integer, jsonb, numeric, pgTable, primaryKey, text, unique, uniqueIndex } from 'drizzle-orm/pg-core';
+import { bigint, boolean, foreignKey, index, integer, jsonb, numeric, pgTable, primaryKey, text, unique, uniqueIndex } from 'drizzle-orm/pg-core';
 import { timestamptz } from './columns.js';
 import { companies } from './companies.js';
 
@@ -172,12 +172,13 @@ export const stockLevels = pgTable(
   ],
 );
 
-/** Listed products per company (migration 0008), kept by refresh_listing (migration 0012). */
+/** Listed products per company (migration 0008), kept by refresh_listing (migration 0012); the catalogue version (0017). */
 export const catalogueCounts = pgTable('catalogue_counts', {
   company_id: text()
     .primaryKey()
     .references(() => companies.id),
   listed_products: integer().notNull().default(0),
+  version: bigint({ mode: 'number' }).notNull().default(0),
 });
 
 export type CategoryRow = typeof categories.$inferSelect;

@@ -1,0 +1,78 @@
+import type { Db } from '../db/index.js';
+import { buildModel, type CatalogueModel } from './read-model.js';
+import { loadCatalogue } from './read-model.queries.js';
+
+export interface CatalogueCache {
+  /** The company's model: the one held, else built (parallel callers share one build). */
+  get(companyId: string): Promise<CatalogueModel>;
+  /**
+   * A model newer than `stale`: a request saw another version in the database. Callers that saw the same stale model
+   * share one rebuild.
+   */
+  refresh(companyId: string, stale: CatalogueModel): Promise<CatalogueModel>;
+  /** Builds so far and the models held (tests and metrics). */
+  stats(): { builds: number; companies: number; bytes: number };
+}
+
+/**
+ * Per-company catalogue models held in this process, least recently used first out once their estimated size passes
+ * `capBytes` (the model just built always stays, even alone over the cap). Nothing here is shared between instances:
+ * each one rebuilds when a request shows it the database's version moved (docs/decisions.md, issue 16).
+ */
+export function createCatalogueCache({ db, capBytes }: { db: Db; capBytes: number }): CatalogueCache {
+  const held = new Map<string, CatalogueModel>(); // in use order: the first is the least recently used
+  const building = new Map<string, Promise<CatalogueModel>>();
+  let bytes = 0;
+  let builds = 0;
+
+  function keep(companyId: string, model: CatalogueModel): void {
+    const old = held.get(companyId);
+    if (old) {
+      held.delete(companyId);
+      bytes -= old.bytes;
+    }
+    held.set(companyId, model);
+    bytes += model.bytes;
+    for (const [id, m] of held) {
+      if (bytes <= capBytes || id === companyId) break;
+      held.delete(id);
+      bytes -= m.bytes;
+    }
+  }
+
+  function build(companyId: string): Promise<CatalogueModel> {
+    let pending = building.get(companyId);
+    if (!pending) {
+      builds++;
+      pending = loadCatalogue(db, companyId)
+        .then((rows) => {
+          const model = buildModel(rows);
+          keep(companyId, model);
+          return model;
+        })
+        .finally(() => building.delete(companyId));
+      building.set(companyId, pending);
+    }
+    return pending;
+  }
+
+  return {
+    async get(companyId) {
+      const model = held.get(companyId);
+      if (!model) return build(companyId);
+      held.delete(companyId);
+      held.set(companyId, model);
+      return model;
+    },
+    async refresh(companyId, stale) {
+      const current = held.get(companyId);
+      if (current && current !== stale) return current;
+      if (current === stale) {
+        held.delete(companyId);
+        bytes -= stale.bytes;
+      }
+      return build(companyId);
+    },
+    stats: () => ({ builds, companies: held.size, bytes }),
+  };
+}

@@ -1,0 +1,135 @@
+import { sql, type SQL } from 'drizzle-orm';
+import type { Db } from '../db/index.js';
+import type { BrandRow, CategoryRow, ProductPhotoRow, ProductRow, VariantRow } from '../db/schema/index.js';
+
+/** The company's catalogue version (migration 0017) as text; '0' before its first catalogue write. */
+const versionSql = (companyId: string) => sql`coalesce((SELECT version FROM catalogue_counts WHERE company_id = ${companyId}), 0)::text`;
+
+/** Moves the company's catalogue version: called in the transaction of a write refresh_listing does not cover. */
+export async function bumpCatalogueVersion(db: Db, companyId: string): Promise<void> {
+  await db.query(sql`SELECT bump_catalogue_version(${companyId})`);
+}
+
+export type ModelProductRow = Pick<
+  ProductRow,
+  'id' | 'sku' | 'name' | 'description' | 'unit' | 'hsn_code' | 'tax_rate' | 'category_id' | 'brand_id' | 'listed'
+>;
+export type ModelVariantRow = Pick<VariantRow, 'id' | 'product_id' | 'sku' | 'barcode' | 'name' | 'attributes' | 'selling_price' | 'mrp' | 'active'>;
+export type ModelPhotoRow = Pick<ProductPhotoRow, 'product_id' | 'path' | 'alt' | 'variant_id'>;
+export type ModelCategoryRow = Pick<CategoryRow, 'id' | 'name' | 'slug' | 'parent_id'> & { product_count: number };
+export type ModelBrandRow = Pick<BrandRow, 'id' | 'name' | 'slug'> & { product_count: number };
+
+export interface CatalogueRows {
+  version: string;
+  products: ModelProductRow[];
+  variants: ModelVariantRow[];
+  photos: ModelPhotoRow[];
+  categories: ModelCategoryRow[];
+  brands: ModelBrandRow[];
+}
+
+/**
+ * Everything the read model holds of a company. The version is read first and the rest after it, in statements of
+ * their own (in parallel): the data is then at least as new as the version, so a change that lands during the build
+ * leaves a model tagged older than its data, which the next request's version check rebuilds; never the reverse.
+ * Products come in browse order (the database's collation), listed or not (unlisted ones only so an id or SKU naming
+ * them is refused, as the database did); variants active or not for the same reason.
+ */
+export async function loadCatalogue(db: Db, companyId: string): Promise<CatalogueRows> {
+  const [{ version }] = await db.query<{ version: string }>(sql`SELECT ${versionSql(companyId)} AS version`, 'catalogue_model_version');
+  const [products, variants, photos, categories, brands] = await Promise.all([
+    db.query<ModelProductRow>(
+      sql`SELECT id, sku, name, description, unit, hsn_code, tax_rate::text AS tax_rate, category_id, brand_id, listed
+          FROM products WHERE company_id = ${companyId} ORDER BY listed DESC, sort_name, id`,
+      'catalogue_model_products',
+    ),
+    db.query<ModelVariantRow>(
+      sql`SELECT id, product_id, sku, barcode, name, attributes, selling_price::text AS selling_price, mrp::text AS mrp, active
+          FROM variants WHERE company_id = ${companyId} ORDER BY product_id, position, id`,
+      'catalogue_model_variants',
+    ),
+    db.query<ModelPhotoRow>(
+      sql`SELECT product_id, path, alt, variant_id FROM product_photos WHERE company_id = ${companyId} ORDER BY product_id, position, id`,
+      'catalogue_model_photos',
+    ),
+    db.query<ModelCategoryRow>(
+      sql`SELECT c.id, c.name, c.slug, c.parent_id, coalesce(n.count, 0)::int AS product_count
+          FROM categories c
+          LEFT JOIN (SELECT p.category_id, count(*) FROM products p WHERE p.company_id = ${companyId} AND p.listed GROUP BY p.category_id) n
+            ON n.category_id = c.id
+          WHERE c.company_id = ${companyId}
+          ORDER BY lower(c.name), c.id`,
+      'catalogue_model_categories',
+    ),
+    db.query<ModelBrandRow>(
+      sql`SELECT b.id, b.name, b.slug, coalesce(n.count, 0)::int AS product_count
+          FROM brands b
+          LEFT JOIN (SELECT p.brand_id, count(*) FROM products p WHERE p.company_id = ${companyId} AND p.listed GROUP BY p.brand_id) n
+            ON n.brand_id = b.id
+          WHERE b.company_id = ${companyId}
+          ORDER BY lower(b.name), b.id`,
+      'catalogue_model_brands',
+    ),
+  ]);
+  return { version, products, variants, photos, categories, brands };
+}
+
+/** Live stock of one page: per active variant and per product, exact decimal text with 3 places, never negative. */
+export interface PageStock {
+  version: string;
+  /** variant id -> [available at the ship-from location, available at every active location] */
+  variants: Record<string, [string, string]> | null;
+  /** product id -> the sums over its active variants */
+  products: Record<string, [string, string]> | null;
+}
+
+/**
+ * The stock figures of the products in `page` (a statement yielding their `id`s) and the company's catalogue version, in
+ * one statement: the version tells the caller whether its model still describes these products.
+ */
+function stockSql(companyId: string, page: SQL, extra: SQL = sql``): SQL {
+  return sql`WITH page AS MATERIALIZED (${page}),
+    vs AS MATERIALIZED (
+      SELECT vv.product_id, vv.id,
+             stock_available(sum(st.on_hand) FILTER (WHERE st.ships_orders), sum(st.reserved) FILTER (WHERE st.ships_orders))::numeric(14, 3) AS available,
+             stock_available(sum(st.on_hand), sum(st.reserved))::numeric(14, 3) AS available_total
+      FROM variants vv
+      LEFT JOIN (
+        SELECT sl.variant_id, sl.on_hand, sl.reserved, loc.ships_orders
+        FROM stock_levels sl
+        JOIN stock_locations loc ON loc.company_id = ${companyId} AND loc.id = sl.location_id AND loc.active
+        WHERE sl.company_id = ${companyId}
+      ) st ON st.variant_id = vv.id
+      WHERE vv.company_id = ${companyId} AND vv.active AND vv.product_id IN (SELECT id FROM page)
+      GROUP BY vv.product_id, vv.id)
+    SELECT ${versionSql(companyId)} AS version, ${extra}
+      (SELECT json_object_agg(id, json_build_array(available::text, available_total::text)) FROM vs) AS variants,
+      (SELECT json_object_agg(product_id, json_build_array(a::text, t::text))
+       FROM (SELECT product_id, sum(available)::numeric(14, 3) AS a, sum(available_total)::numeric(14, 3) AS t FROM vs GROUP BY product_id) s) AS products`;
+}
+
+/** The version and the live stock of the named products (a page the model chose, or none: the version alone). */
+export async function stockOf(db: Db, companyId: string, productIds: string[]): Promise<PageStock> {
+  const page = sql`SELECT unnest(${sql.param(productIds)}::text[]) AS id`;
+  const rows = await db.query<PageStock>(stockSql(companyId, page), 'catalogue_stock_of');
+  return rows[0];
+}
+
+/**
+ * A page chosen by the database's indexes (search words, in_stock): its product ids in browse order, the exact total,
+ * the version and the page's live stock, in one statement. `where` filters `products p`; `shape` names the statement.
+ */
+export async function indexedPage(
+  db: Db,
+  companyId: string,
+  where: SQL,
+  shape: string,
+  limit: number,
+  offset: number,
+): Promise<PageStock & { ids: string[]; total: number }> {
+  const page = sql`SELECT p.id, p.sort_name FROM products p WHERE ${where} ORDER BY p.sort_name, p.id LIMIT ${limit} OFFSET ${offset}`;
+  const extra = sql`(SELECT coalesce(json_agg(id ORDER BY sort_name, id), '[]'::json) FROM page) AS ids,
+    (SELECT count(*)::int FROM products p WHERE ${where}) AS total,`;
+  const rows = await db.query<PageStock & { ids: string[]; total: number }>(stockSql(companyId, page, extra), `catalogue_indexed_page_${shape}`);
+  return rows[0];
+}

@@ -1,0 +1,25 @@
+import type { SQL } from 'drizzle-orm';
+import { PgDialect } from 'drizzle-orm/pg-core';
+import type { Database, Db } from '../../src/db/index.js';
+
+const dialect = new PgDialect();
+
+/**
+ * A database handle that records the text of every statement sent through it (transactions included), so a test can
+ * count a request's round trips. It passes everything to the real database.
+ */
+export function recordingDatabase(db: Database): Database & { statements: string[] } {
+  const statements: string[] = [];
+  const wrap = (inner: Db): Db => ({
+    kind: inner.kind,
+    query: <T>(query: SQL, name?: string) => {
+      statements.push(dialect.sqlToQuery(query).sql);
+      return inner.query<T>(query, name);
+    },
+    tx: (fn) => inner.tx((tx) => fn(wrap(tx))),
+  });
+  return Object.assign(Object.create(db) as Database, wrap(db), { statements });
+}
+
+/** The statements of one request, the key's own look-up (and its last-used write) left out. */
+export const requestStatements = (all: string[]) => all.filter((s) => !/\bapi_keys\b/.test(s));
