@@ -9,6 +9,7 @@ import type { Config } from './config.js';
 import type { Database } from './db/index.js';
 import { AppError } from './contract/errors.js';
 import { compileSerializer } from './contract/serializer.js';
+import { logOptions } from './lib/log-privacy.js';
 import { trustProxyFn } from './lib/trust-proxy.js';
 import { memoryFailureCounter, redisFailureCounter, registerAuth } from './http/auth.js';
 import { registerErrorHandling } from './http/error-handler.js';
@@ -28,14 +29,12 @@ export interface AppDeps {
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 
-export const LOG_REDACT = ['req.headers.authorization', 'req.headers["x-api-key"]', 'headers.authorization', 'headers["x-api-key"]'];
-
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config, db, redis } = deps;
   const loggerOpt =
     deps.logger && typeof deps.logger === 'object' && 'child' in deps.logger
       ? { loggerInstance: deps.logger as FastifyServerOptions['loggerInstance'] }
-      : { logger: deps.logger ?? { level: config.LOG_LEVEL, redact: LOG_REDACT } };
+      : { logger: deps.logger ?? logOptions(config.LOG_LEVEL) };
 
   const app = Fastify({
     ...loggerOpt,

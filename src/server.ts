@@ -1,5 +1,6 @@
 import { pino } from 'pino';
-import { buildApp, LOG_REDACT } from './app.js';
+import { buildApp } from './app.js';
+import { logOptions } from './lib/log-privacy.js';
 import { openMigratedDatabase, openRedis } from './boot.js';
 import { ConfigError, loadConfig } from './config.js';
 import { createServices } from './services.js';
@@ -9,7 +10,7 @@ import { DEMO_SLUG, seedDemo } from './seed/demo.js';
 
 async function main(): Promise<void> {
   const config = loadConfig();
-  const logger = pino({ level: config.LOG_LEVEL, redact: LOG_REDACT });
+  const logger = pino(logOptions(config.LOG_LEVEL));
   const db = await openMigratedDatabase(config, (msg) => logger.info(msg));
   const redis = config.REDIS_URL ? await openRedis(config.REDIS_URL) : undefined;
   const services = createServices({ db, config });

@@ -2,7 +2,8 @@ import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import { afterAll, beforeAll } from 'vitest';
-import { buildApp, LOG_REDACT } from '../../src/app.js';
+import { buildApp } from '../../src/app.js';
+import { logOptions } from '../../src/lib/log-privacy.js';
 import { configSchema, type Config } from '../../src/config.js';
 import { createServices, type Services } from '../../src/services.js';
 import type { Database } from '../../src/db/index.js';
@@ -45,7 +46,7 @@ export async function buildTestApp(db: Database, overrides: Partial<Record<keyof
       cb();
     },
   });
-  const logger = pino({ level: config.LOG_LEVEL, redact: LOG_REDACT }, stream);
+  const logger = pino(logOptions(config.LOG_LEVEL), stream);
   const services = createServices({ db, config });
   const app = await buildApp({ config, db, logger, services, redis });
   await app.ready();
