@@ -12,7 +12,7 @@ export const REFERENCE_TABLES = ['companies', 'service_secrets', 'api_keys'] as 
 /** The distribution column of every other table that has it; all of them in one co-location group. */
 export const DISTRIBUTION_COLUMN = 'company_id';
 /** Never distributed: the migrator's bookkeeping stays on the coordinator. */
-const LOCAL_TABLES = ['schema_migrations'];
+export const LOCAL_TABLES = ['schema_migrations'];
 
 export interface DistributeReport {
   /** false: no `citus` extension in this database, nothing was done (one PostgreSQL, PGlite). */
