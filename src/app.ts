@@ -25,6 +25,8 @@ export interface AppDeps {
   /** pino options or `false`; tests pass a stream to read logs. */
   logger?: FastifyServerOptions['loggerInstance'] | FastifyServerOptions['logger'];
   services?: Services;
+  /** true once the process is shutting down: readiness fails (src/server.ts). */
+  draining?: () => boolean;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
@@ -50,7 +52,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     routerOptions: { maxParamLength: 1000 },
     // Off unless TRUST_PROXY names the proxies in front: then req.ip/host/protocol come from X-Forwarded-*.
     trustProxy: trustProxyFn(config.TRUST_PROXY),
-    return503OnClosing: true,
+    // While closing, a request arriving on a kept-alive connection is still served (with Connection: close), not
+    // refused with Fastify's own 503 body: the pools close only after every request has finished (src/server.ts).
+    return503OnClosing: false,
     forceCloseConnections: 'idle',
     // Refusals before routing (Node's parser, Fastify's router, Host and URL length) in our error shape: src/http/client-errors.ts.
     http: { requireHostHeader: false },
@@ -74,7 +78,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await registerOpenApi(app, config);
 
   const services = deps.services ?? createServices({ db, config });
-  registerPublicRoutes(app, { db, services, config, redis });
+  registerPublicRoutes(app, { db, services, config, redis, draining: deps.draining ?? (() => false) });
 
   await app.register(
     async (api) => {

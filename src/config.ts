@@ -46,6 +46,9 @@ export const configSchema = z.object({
     .transform((v) => v === 'true'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(10_000),
+  // On SIGTERM /readyz answers 503 for this long while requests are still served, so a load balancer stops sending
+  // new ones before the server stops accepting them (docs/operations.md).
+  SHUTDOWN_DRAIN_MS: z.coerce.number().int().min(0).default(2_000),
   FULFILMENT_WORKER_ENABLED: z
     .enum(['true', 'false'])
     .default('true')

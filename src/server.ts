@@ -16,7 +16,8 @@ async function main(): Promise<void> {
   const services = createServices({ db, config });
   const demo = config.SEED_DEMO ? await seedDemo(db, services, (msg) => logger.info(msg)) : null;
 
-  const app = await buildApp({ config, db, redis, logger, services });
+  let draining = false;
+  const app = await buildApp({ config, db, redis, logger, services, draining: () => draining });
   await app.listen({ host: config.HOST, port: config.PORT });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.PORT;
@@ -41,20 +42,25 @@ async function main(): Promise<void> {
   const deliveries = config.WEBHOOK_WORKER_ENABLED ? createDeliveryWorker({ db, config, log: logger.child({ component: 'webhook-worker' }) }) : null;
   deliveries?.start();
 
-  let closing = false;
+  // SIGTERM: readiness fails first and requests are still served for SHUTDOWN_DRAIN_MS (a load balancer takes the
+  // instance out), then the server stops accepting and finishes what is in flight while the workers finish or release
+  // their jobs, then the pools close. SHUTDOWN_TIMEOUT_MS bounds it all from the signal on.
   const shutdown = async (signal: string) => {
-    if (closing) return;
-    closing = true;
-    logger.info({ signal }, 'shutting down: finishing requests in flight');
+    if (draining) return;
+    draining = true;
+    logger.info({ signal, drainMs: config.SHUTDOWN_DRAIN_MS }, 'shutting down: readiness fails, draining');
     const force = setTimeout(() => {
       logger.error('shutdown timed out; exiting');
       process.exit(1);
     }, config.SHUTDOWN_TIMEOUT_MS);
     force.unref();
     try {
-      await worker?.stop();
-      await deliveries?.stop();
-      await app.close();
+      await new Promise((r) => setTimeout(r, config.SHUTDOWN_DRAIN_MS));
+      logger.info('shutting down: finishing requests in flight');
+      // A keep-alive connection whose request was in flight when closing began goes idle afterwards and would hold
+      // close() open until its keep-alive timeout: such connections are closed as they go idle.
+      const reaper = setInterval(() => app.server.closeIdleConnections(), 100);
+      await Promise.all([worker?.stop(), deliveries?.stop(), app.close()]).finally(() => clearInterval(reaper));
       await db.close();
       await redis?.quit().catch(() => {});
       logger.info('stopped');

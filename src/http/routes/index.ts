@@ -16,9 +16,9 @@ import { registerMcpRoutes } from '../../mcp/mcp.routes.js';
 /** Routes outside the base path and without an API key: probes, signed photo and invoice links, signed courier callbacks. */
 export function registerPublicRoutes(
   app: FastifyInstance,
-  { db, services, config, redis }: { db: Database; services: Services; config: Config; redis?: Redis },
+  { db, services, config, redis, draining }: { db: Database; services: Services; config: Config; redis?: Redis; draining: () => boolean },
 ): void {
-  registerOpsRoutes(app, { db });
+  registerOpsRoutes(app, { db, draining });
   registerMediaRoutes(app, services);
   registerInvoiceRoutes(app, services);
   registerCourierCallbackRoutes(app, { fulfilment: services.fulfilment, config, redis });
