@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import * as fontkit from 'fontkit';
 
 /**
  * The fonts an invoice is drawn with, and the text split into runs by script. The base font, Noto Sans Devanagari,
@@ -8,6 +9,10 @@ import { createRequire } from 'node:module';
  * a document needs it. pdfkit embeds and subsets each font and shapes each run with fontkit. All are SIL OFL 1.1 fonts
  * from the npm packages @expo-google-fonts/*: Noto Sans for each script but Gurmukhi, which is Baloo Paaji 2 because
  * fontkit 2.0 throws on Noto Sans Gurmukhi's mark positioning (a null anchor) for most Punjabi words.
+ *
+ * fontkit throws the same way on rarer sequences in other fonts (a Gujarati candra E followed by a candra E sign, in
+ * Noto Sans Gujarati): every font is loaded through `safeFont`, whose layout falls back to the text's glyphs without
+ * shaping when shaping throws, so a name never makes an invoice link fail.
  */
 
 export type Weight = 'regular' | 'bold';
@@ -33,14 +38,43 @@ export const BASE = 'base';
 export type Script = typeof BASE | (typeof SCRIPTS)[number]['key'];
 const baseFile = noto('NotoSansDevanagari');
 
+/**
+ * A fontkit font whose layout never throws: when fontkit's shaping fails on a sequence (a null anchor in a font's mark
+ * positioning, say), the text is laid out as its plain glyphs, each at its own advance, marks unpositioned. The
+ * letters are all there and extractable (each glyph keeps its code points); only their placement is rougher.
+ */
+export function safeFont(font: fontkit.Font): fontkit.Font {
+  const layout = font.layout.bind(font);
+  font.layout = (text, ...rest) => {
+    try {
+      return layout(text, ...rest);
+    } catch {
+      const glyphs = font.glyphsForString(text);
+      // fresh objects every time: pdfkit scales the positions of the run it is given in place
+      const positions = glyphs.map((g) => ({ xAdvance: g.advanceWidth, yAdvance: 0, xOffset: 0, yOffset: 0 }));
+      return {
+        glyphs,
+        positions,
+        get advanceWidth() {
+          return positions.reduce((sum, p) => sum + p.xAdvance, 0);
+        },
+      };
+    }
+  };
+  return font;
+}
+
 const require = createRequire(import.meta.url);
-const files = new Map<string, Buffer>();
-/** The font file of a script and weight, read once per process. */
-export function fontBytes(script: Script, weight: Weight): Buffer {
+const fonts = new Map<string, fontkit.Font>();
+/**
+ * The font of a script and weight, read and parsed once per process. pdfkit takes a fontkit font as a font source and
+ * keeps each document's subset apart, so one parsed font serves every invoice.
+ */
+export function fontFor(script: Script, weight: Weight): fontkit.Font {
   const path = require.resolve(script === BASE ? baseFile(weight) : SCRIPTS.find((s) => s.key === script)!.file(weight));
-  let bytes = files.get(path);
-  if (!bytes) files.set(path, (bytes = readFileSync(path)));
-  return bytes;
+  let font = fonts.get(path);
+  if (!font) fonts.set(path, (font = safeFont(fontkit.create(readFileSync(path)))));
+  return font;
 }
 
 /**

@@ -1,7 +1,7 @@
 import PDFDocument from 'pdfkit';
 import { Decimal, money } from '../lib/money.js';
 import type { InvoiceDocument } from './invoice-document.js';
-import { BASE, fontBytes, fontName, scriptRuns, type Weight } from './invoice-fonts.js';
+import { BASE, fontFor, fontName, scriptRuns, type Weight } from './invoice-fonts.js';
 
 /**
  * Draws an invoice or a credit note as an A4 PDF with pdfkit. Text the seller or the customer wrote (names,
@@ -95,28 +95,16 @@ function scriptWriter(doc: PDFKit.PDFDocument) {
   const font = (script: Parameters<typeof fontName>[0], weight: Weight) => {
     const name = fontName(script, weight);
     if (!registered.has(name)) {
-      doc.registerFont(name, fontBytes(script, weight));
+      // pdfkit takes a fontkit font as a source (its types name only files and bytes)
+      doc.registerFont(name, fontFor(script, weight) as unknown as PDFKit.Mixins.PDFFontSource);
       registered.add(name);
     }
     return doc.font(name);
   };
-  /**
-   * Whether fontkit can shape the run in its script's font. A font whose tables fontkit cannot handle for some
-   * sequence would otherwise throw in the middle of the document (a 500 for an invoice link): that run is drawn in the
-   * base font instead, as boxes a person can still read around, and the invoice is still issued.
-   */
-  const shapes = (script: Parameters<typeof fontName>[0], weight: Weight, text: string) => {
-    try {
-      font(script, weight).widthOfString(text);
-      return true;
-    } catch {
-      return false;
-    }
-  };
   return {
     font,
     text(str: string, weight: Weight, x?: number, y?: number, options?: PDFKit.Mixins.TextOptions) {
-      const runs = scriptRuns(str).map((r) => ({ ...r, script: r.script === BASE || shapes(r.script, weight, r.text) ? r.script : BASE }));
+      const runs = scriptRuns(str);
       if (runs.length <= 1) return font(runs[0]?.script ?? BASE, weight).text(str, x, y, options);
       runs.forEach((r, i) =>
         font(r.script, weight).text(r.text, i === 0 ? x : undefined, i === 0 ? y : undefined, { ...options, continued: i < runs.length - 1 }),
