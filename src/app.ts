@@ -15,6 +15,7 @@ import { memoryFailureCounter, redisFailureCounter, registerAuth } from './http/
 import { registerErrorHandling } from './http/error-handler.js';
 import { clientErrorHandler, frameworkError, registerRequestEdges } from './http/client-errors.js';
 import { registerOpenApi } from './http/openapi.js';
+import { registerOriginCheck } from './http/origin.js';
 import { createServices, type Services } from './services.js';
 import { registerApiRoutes, registerPublicRoutes } from './http/routes/index.js';
 
@@ -82,6 +83,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   await app.register(
     async (api) => {
+      // Before the key is looked at: a page on a foreign origin learns nothing, not even whether its key is valid.
+      registerOriginCheck(api, config.ALLOWED_ORIGINS, config.PUBLIC_URL);
       const failures = redis ? redisFailureCounter(redis, config.RATE_LIMIT_WINDOW_MS) : memoryFailureCounter(config.RATE_LIMIT_WINDOW_MS);
       registerAuth(api, { keys: services.keys, failures, failureLimit: config.AUTH_FAILURE_LIMIT });
       await api.register(rateLimit, {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { parseTrustProxy } from './lib/trust-proxy.js';
+import { parseAllowedOrigins } from './lib/origin.js';
 
 const optionalString = z
   .string()
@@ -22,6 +23,18 @@ export const configSchema = z.object({
     .transform((raw, ctx) => {
       const parsed = parseTrustProxy(raw);
       if (typeof parsed === 'object' && !Array.isArray(parsed)) {
+        ctx.addIssue({ code: 'custom', message: parsed.error });
+        return z.NEVER;
+      }
+      return parsed;
+    }),
+  // Browser origins allowed to call the API (issue 18): a request with any other Origin header is refused with 403.
+  ALLOWED_ORIGINS: z
+    .string()
+    .optional()
+    .transform((raw, ctx) => {
+      const parsed = parseAllowedOrigins(raw);
+      if (!Array.isArray(parsed)) {
         ctx.addIssue({ code: 'custom', message: parsed.error });
         return z.NEVER;
       }

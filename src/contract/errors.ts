@@ -5,7 +5,10 @@
 export const errorCatalogue = {
   validation_failed: { status: 400, description: 'Invalid request; details lists { path, message }' },
   unauthorized: { status: 401, description: 'Missing, malformed, unknown or revoked API key' },
-  forbidden: { status: 403, description: 'Company account inactive, or plan excludes orders and inventory' },
+  forbidden: {
+    status: 403,
+    description: 'Company account inactive, plan excludes orders and inventory, key lacks the permission, or an Origin header not in ALLOWED_ORIGINS',
+  },
   not_found: { status: 404, description: 'No such resource in this company' },
   method_not_allowed: { status: 405, description: 'Method not allowed (code validation_failed)' },
   insufficient_stock: { status: 409, description: 'Not enough stock to fill an order; nothing created' },

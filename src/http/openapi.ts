@@ -12,6 +12,8 @@ const DOC_INFO_DESCRIPTION = [
   "Every request carries one company's API key, as `X-API-KEY: <key>` or `Authorization: Bearer <key>`; the key alone decides",
   'the company. Money and quantities are decimal strings; currency is INR, prices include GST. Successful bodies wrap the result',
   'in `data`; errors are `{ "error": { "code", "message", "details"? } }` and callers branch on `code`.',
+  'A request carrying an `Origin` header (a browser page) is refused with 403 `forbidden` unless that origin is allowed',
+  '(`ALLOWED_ORIGINS`); servers and agents send no `Origin` and are not affected.',
   '',
   'Retry on network errors, timeouts, 429 (after `Retry-After`) and 5xx with exponential backoff; a retried order with the same',
   '`external_reference` never creates a second order.',
