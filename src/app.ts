@@ -16,6 +16,7 @@ import { registerErrorHandling } from './http/error-handler.js';
 import { clientErrorHandler, frameworkError, registerRequestEdges } from './http/client-errors.js';
 import { registerOpenApi } from './http/openapi.js';
 import { registerOriginCheck } from './http/origin.js';
+import { registerOverload } from './http/overload.js';
 import { createServices, type Services } from './services.js';
 import { registerApiRoutes, registerPublicRoutes } from './http/routes/index.js';
 
@@ -75,11 +76,19 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   await app.register(helmet, { global: true });
+  // First of the hooks that do work: under overload a request is refused before authentication or any query.
+  const overload = await registerOverload(app, {
+    maxEventLoopDelayMs: config.OVERLOAD_MAX_EVENT_LOOP_DELAY_MS,
+    maxHeapMb: config.OVERLOAD_MAX_HEAP_MB,
+    maxDbPoolWaiting: config.OVERLOAD_MAX_DB_POOL_WAITING,
+    retryAfterS: config.OVERLOAD_RETRY_AFTER_S,
+    poolWaiting: () => db.poolWaiting(),
+  });
   // Before every route: the OpenAPI document only sees routes registered after it.
   await registerOpenApi(app, config);
 
   const services = deps.services ?? createServices({ db, config });
-  registerPublicRoutes(app, { db, services, config, redis, draining: deps.draining ?? (() => false) });
+  registerPublicRoutes(app, { db, services, config, redis, draining: deps.draining ?? (() => false), overload });
 
   await app.register(
     async (api) => {

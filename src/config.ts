@@ -58,6 +58,12 @@ export const configSchema = z.object({
     .default('true')
     .transform((v) => v === 'true'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  // Load shedding (issue 19, docs/operations.md): past any of these bounds new work is refused with 503 and Retry-After.
+  // 0 turns a bound off; event-loop delay and heap are off by default (their right values depend on the deployment).
+  OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: z.coerce.number().int().min(0).default(0),
+  OVERLOAD_MAX_HEAP_MB: z.coerce.number().int().min(0).default(0),
+  OVERLOAD_MAX_DB_POOL_WAITING: z.coerce.number().int().min(0).default(100),
+  OVERLOAD_RETRY_AFTER_S: z.coerce.number().int().min(1).max(300).default(2),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(10_000),
   // On SIGTERM /readyz answers 503 for this long while requests are still served, so a load balancer stops sending
   // new ones before the server stops accepting them (docs/operations.md).

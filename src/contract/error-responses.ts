@@ -10,7 +10,9 @@ export type ErrorStatus = (typeof errorCatalogue)[ErrorKind]['status'];
  */
 export function errorResponses<S extends ErrorStatus>(statuses: readonly S[]) {
   const out = {} as Record<S, ReturnType<typeof errorSchema>>;
-  for (const status of statuses) out[status] = errorSchema(status);
+  // Every route that can fail inside can also be refused under overload (503 with Retry-After, src/http/overload.ts).
+  const all: ErrorStatus[] = statuses.includes(500 as S) ? [...statuses, 503] : [...statuses];
+  for (const status of all) out[status as S] = errorSchema(status);
   return out;
 }
 
@@ -20,7 +22,7 @@ function errorSchema(status: ErrorStatus) {
   const codes = [...new Set(kinds.map(wireCode))] as [string, ...string[]];
   const description = kinds.map((k) => errorCatalogue[k].description).join('; ');
   const meta: Record<string, unknown> = { description };
-  if (status === 429) {
+  if (status === 429 || status === 503) {
     meta.headers = { 'retry-after': { type: 'integer', description: 'Seconds to wait before retrying' } };
   }
   return z

@@ -20,7 +20,7 @@ export const errorCatalogue = {
   },
   rate_limited: { status: 429, description: 'Rate limit exceeded; wait Retry-After seconds' },
   internal: { status: 500, description: 'Server fault; safe to retry' },
-  unavailable: { status: 503, description: 'Service temporarily unavailable; safe to retry' },
+  unavailable: { status: 503, description: 'Service overloaded or temporarily unavailable; nothing was done, retry after Retry-After seconds' },
 } as const;
 
 export type ErrorKind = keyof typeof errorCatalogue;

@@ -22,6 +22,8 @@ export interface Db {
 export interface Database extends Db {
   ping(): Promise<void>;
   close(): Promise<void>;
+  /** Queries waiting for a pool connection now (load shedding); always 0 on PGlite, which queues inside itself. */
+  poolWaiting(): number;
   /** Runs SQL text of several statements (migrations) inside one transaction holding `lockKey`. */
   execScriptsLocked(lockKey: number, fn: (exec: (text: string) => Promise<void>, db: Db) => Promise<void>): Promise<void>;
   /**
@@ -142,6 +144,7 @@ export function createPgDatabase(opts: PgOptions): Database {
     async ping() {
       await pool.query('SELECT 1');
     },
+    poolWaiting: () => pool.waitingCount,
     async close() {
       await pool.end();
     },
@@ -261,6 +264,7 @@ export async function createPgliteDatabase(dataDir: string | undefined): Promise
       async ping() {
         await client.query('SELECT 1');
       },
+      poolWaiting: () => 0,
       async close() {
         try {
           await client.close();

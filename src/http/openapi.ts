@@ -15,7 +15,8 @@ const DOC_INFO_DESCRIPTION = [
   'A request carrying an `Origin` header (a browser page) is refused with 403 `forbidden` unless that origin is allowed',
   '(`ALLOWED_ORIGINS`); servers and agents send no `Origin` and are not affected.',
   '',
-  'Retry on network errors, timeouts, 429 (after `Retry-After`) and 5xx with exponential backoff; a retried order with the same',
+  'Retry on network errors, timeouts, 429 and 503 (after `Retry-After`) and other 5xx with exponential backoff; a 503 means the',
+  'service refused the request under overload before doing anything. A retried order with the same',
   '`external_reference` never creates a second order.',
 ].join('\n');
 

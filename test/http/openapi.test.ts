@@ -132,17 +132,17 @@ describe('OpenAPI document', () => {
 
   it('lists every error status each route answers, with the codes of the error catalogue', () => {
     const expected: Record<string, number[]> = {
-      'get /catalog/products': [400, 401, 403, 429, 500],
-      'get /catalog/products/{id}': [400, 401, 403, 404, 429, 500],
-      'get /catalog/categories': [401, 403, 429, 500],
-      'post /orders': [400, 401, 403, 404, 409, 413, 415, 422, 429, 500],
-      'get /orders/{reference}': [400, 401, 403, 404, 429, 500],
-      'get /customers': [400, 401, 403, 404, 429, 500],
-      'post /mcp': [400, 401, 403, 413, 415, 429, 500],
-      'put /customers/messaging-opt-out': [400, 401, 403, 404, 413, 415, 429, 500],
-      'post /webhooks': [400, 401, 403, 413, 415, 422, 429, 500],
-      'get /webhooks': [401, 403, 429, 500],
-      'delete /webhooks/{id}': [400, 401, 403, 404, 429, 500],
+      'get /catalog/products': [400, 401, 403, 429, 500, 503],
+      'get /catalog/products/{id}': [400, 401, 403, 404, 429, 500, 503],
+      'get /catalog/categories': [401, 403, 429, 500, 503],
+      'post /orders': [400, 401, 403, 404, 409, 413, 415, 422, 429, 500, 503],
+      'get /orders/{reference}': [400, 401, 403, 404, 429, 500, 503],
+      'get /customers': [400, 401, 403, 404, 429, 500, 503],
+      'post /mcp': [400, 401, 403, 413, 415, 429, 500, 503],
+      'put /customers/messaging-opt-out': [400, 401, 403, 404, 413, 415, 429, 500, 503],
+      'post /webhooks': [400, 401, 403, 413, 415, 422, 429, 500, 503],
+      'get /webhooks': [401, 403, 429, 500, 503],
+      'delete /webhooks/{id}': [400, 401, 403, 404, 429, 500, 503],
     };
     for (const [key, statuses] of Object.entries(expected)) {
       const [method, path] = key.split(' ');

@@ -30,7 +30,7 @@ describe.each(SPEC_ROUTES)('Origin on $method $url ($name)', (route) => {
     const co = await shop(ctx);
     const key = route.permission ? (await ctx.services.keys.create(co.companyId, 'perm', [route.permission])).key : co.key;
     for (const origin of ['https://evil.example.com', 'null', 'https://shop.example.com.evil.net', 'not a url', 'http://shop.example.com']) {
-      for (const headers of [{ 'x-api-key': key }, { 'x-api-key': 'cok_wrong' }, {}]) {
+      for (const headers of [{ 'x-api-key': key }, { 'x-api-key': 'cok_wrong' }, {}] as Record<string, string>[]) {
         const res = await inject(route, { ...headers, origin });
         expect({ origin, status: res.statusCode }).toEqual({ origin, status: 403 });
         expect(res.json().error.code).toBe('forbidden');

@@ -12,13 +12,21 @@ import { registerMediaRoutes } from './media.js';
 import { registerInvoiceRoutes } from './invoices.js';
 import { registerCourierCallbackRoutes } from './courier-callbacks.js';
 import { registerMcpRoutes } from '../../mcp/mcp.routes.js';
+import type { OverloadState } from '../overload.js';
 
 /** Routes outside the base path and without an API key: probes, signed photo and invoice links, signed courier callbacks. */
 export function registerPublicRoutes(
   app: FastifyInstance,
-  { db, services, config, redis, draining }: { db: Database; services: Services; config: Config; redis?: Redis; draining: () => boolean },
+  {
+    db,
+    services,
+    config,
+    redis,
+    draining,
+    overload,
+  }: { db: Database; services: Services; config: Config; redis?: Redis; draining: () => boolean; overload: OverloadState },
 ): void {
-  registerOpsRoutes(app, { db, draining });
+  registerOpsRoutes(app, { db, draining, overload });
   registerMediaRoutes(app, services);
   registerInvoiceRoutes(app, services);
   registerCourierCallbackRoutes(app, { fulfilment: services.fulfilment, config, redis });

@@ -1,16 +1,21 @@
 import type { FastifyInstance } from 'fastify';
 import type { Database } from '../../db/index.js';
 import { errorBody } from '../../contract/errors.js';
+import type { OverloadState } from '../overload.js';
 
 const READY_TIMEOUT_MS = 2000;
 
 /** Unauthenticated operational routes, outside the API base path. */
-export function registerOpsRoutes(app: FastifyInstance, { db, draining }: { db: Database; draining: () => boolean }): void {
-  app.get('/healthz', async () => ({ status: 'ok' }));
+export function registerOpsRoutes(app: FastifyInstance, { db, draining, overload }: { db: Database; draining: () => boolean; overload: OverloadState }): void {
+  // Probes are answered under overload too (src/http/overload.ts): that is how an operator and a load balancer see it.
+  app.get('/healthz', { config: { overloadExempt: true } }, async () => ({ status: 'ok' }));
 
-  app.get('/readyz', async (_req, reply) => {
+  app.get('/readyz', { config: { overloadExempt: true } }, async (_req, reply) => {
     // shutting down: not ready for new work, though requests already sent are still served
     if (draining()) return reply.status(503).send(errorBody('unavailable', 'shutting down'));
+    // overloaded: new work is being refused here, so a load balancer should send it elsewhere for now
+    const pressure = overload();
+    if (pressure) return reply.status(503).send(errorBody('unavailable', `overloaded (${pressure})`));
     try {
       await Promise.race([db.ping(), new Promise((_, reject) => setTimeout(() => reject(new Error('database ping timed out')), READY_TIMEOUT_MS).unref())]);
       return { status: 'ok', database: 'ok' };
