@@ -19,5 +19,7 @@ COPY demo ./demo
 RUN mkdir -p /data /app/media && chown -R node:node /data /app/media
 USER node
 EXPOSE 3000
+# METRICS_PORT (off unless set; 9464 in docker-compose.yml) serves GET /metrics for Prometheus
+EXPOSE 9464
 HEALTHCHECK --interval=10s --timeout=3s --retries=3 CMD node -e "fetch('http://127.0.0.1:'+process.env.PORT+'/readyz').then(r=>process.exit(r.ok?0:1)).catch(()=>process.exit(1))"
 CMD ["node", "dist/server.js"]

@@ -17,6 +17,7 @@ import { clientErrorHandler, frameworkError, registerRequestEdges } from './http
 import { registerOpenApi } from './http/openapi.js';
 import { registerOriginCheck } from './http/origin.js';
 import { registerOverload } from './http/overload.js';
+import { createMetrics, registerRequestMetrics, withOrderMetrics, type Metrics } from './http/metrics.js';
 import { createServices, type Services } from './services.js';
 import { registerApiRoutes, registerPublicRoutes } from './http/routes/index.js';
 
@@ -29,6 +30,14 @@ export interface AppDeps {
   services?: Services;
   /** true once the process is shutting down: readiness fails (src/server.ts). */
   draining?: () => boolean;
+  /** Prometheus metrics; made here when not given. src/server.ts serves them on METRICS_PORT. */
+  metrics?: Metrics;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    metrics: Metrics;
+  }
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
@@ -69,6 +78,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.setSerializerCompiler(({ schema }) => compileSerializer(schema as z.ZodType));
   // JSON only: text/plain and anything else is 415.
   app.removeContentTypeParser(['text/plain']);
+  const metrics = deps.metrics ?? createMetrics(db);
+  app.decorate('metrics', metrics);
+  registerRequestMetrics(app, metrics);
   registerErrorHandling(app);
   registerRequestEdges(app);
   app.addHook('onSend', async (req, reply) => {
@@ -87,7 +99,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Before every route: the OpenAPI document only sees routes registered after it.
   await registerOpenApi(app, config);
 
-  const services = deps.services ?? createServices({ db, config });
+  // Every order placed through REST or MCP is counted and timed (metrics) by wrapping the one service both call.
+  const services = withOrderMetrics(deps.services ?? createServices({ db, config }), metrics);
   registerPublicRoutes(app, { db, services, config, redis, draining: deps.draining ?? (() => false), overload });
 
   await app.register(
@@ -110,7 +123,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
             `rate limit of ${ctx.max} requests per ${config.RATE_LIMIT_WINDOW_MS / 1000} s exceeded for this key; retry after ${Math.max(1, Math.ceil(ctx.ttl / 1000))} s`,
           ),
       });
-      await registerApiRoutes(api, services);
+      await registerApiRoutes(api, services, { toolCalled: metrics.toolCalled });
     },
     { prefix: config.BASE_PATH },
   );

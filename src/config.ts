@@ -58,6 +58,9 @@ export const configSchema = z.object({
     .default('true')
     .transform((v) => v === 'true'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  // Prometheus metrics (issue 19): GET /metrics on this port of its own, never the public one; empty or 0: not served.
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(0),
+  METRICS_HOST: optionalString,
   // Load shedding (issue 19, docs/operations.md): past any of these bounds new work is refused with 503 and Retry-After.
   // 0 turns a bound off; event-loop delay and heap are off by default (their right values depend on the deployment).
   OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: z.coerce.number().int().min(0).default(0),

@@ -7,6 +7,7 @@ import { createServices } from './services.js';
 import { createCourierWorker } from './fulfilment/worker.js';
 import { createDeliveryWorker } from './events/delivery-worker.js';
 import { DEMO_SLUG, seedDemo } from './seed/demo.js';
+import { startMetricsServer } from './http/metrics.js';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -36,11 +37,18 @@ async function main(): Promise<void> {
   process.stdout.write(`${lines.join('\n')}\n`);
 
   // Courier bookings (transactional outbox); several instances may run it: jobs are claimed with SKIP LOCKED.
-  const worker = config.FULFILMENT_WORKER_ENABLED ? createCourierWorker({ db, config, log: logger.child({ component: 'courier-worker' }) }) : null;
+  const worker = config.FULFILMENT_WORKER_ENABLED
+    ? createCourierWorker({ db, config, log: logger.child({ component: 'courier-worker' }), onOutcome: app.metrics.courierOutcome })
+    : null;
   worker?.start();
   // Webhook deliveries (the events outbox); several instances may run it: deliveries are claimed with SKIP LOCKED.
-  const deliveries = config.WEBHOOK_WORKER_ENABLED ? createDeliveryWorker({ db, config, log: logger.child({ component: 'webhook-worker' }) }) : null;
+  const deliveries = config.WEBHOOK_WORKER_ENABLED
+    ? createDeliveryWorker({ db, config, log: logger.child({ component: 'webhook-worker' }), onOutcome: app.metrics.webhookOutcome })
+    : null;
   deliveries?.start();
+  // Prometheus metrics on a port of their own, never the public one (docs/operations.md).
+  const metricsServer = config.METRICS_PORT ? await startMetricsServer(app.metrics, config.METRICS_HOST ?? config.HOST, config.METRICS_PORT) : null;
+  if (metricsServer) logger.info({ port: metricsServer.port }, 'metrics served on GET /metrics');
 
   // SIGTERM: readiness fails first and requests are still served for SHUTDOWN_DRAIN_MS (a load balancer takes the
   // instance out), then the server stops accepting and finishes what is in flight while the workers finish or release
@@ -61,6 +69,7 @@ async function main(): Promise<void> {
       // close() open until its keep-alive timeout: such connections are closed as they go idle.
       const reaper = setInterval(() => app.server.closeIdleConnections(), 100);
       await Promise.all([worker?.stop(), deliveries?.stop(), app.close()]).finally(() => clearInterval(reaper));
+      metricsServer?.server.close();
       await db.close();
       await redis?.quit().catch(() => {});
       logger.info('stopped');

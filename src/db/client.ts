@@ -24,6 +24,8 @@ export interface Database extends Db {
   close(): Promise<void>;
   /** Queries waiting for a pool connection now (load shedding); always 0 on PGlite, which queues inside itself. */
   poolWaiting(): number;
+  /** The pool's connections (metrics): open, idle, and queries waiting for one; PGlite is one connection, never waiting. */
+  poolStats(): { max: number; total: number; idle: number; waiting: number };
   /** Runs SQL text of several statements (migrations) inside one transaction holding `lockKey`. */
   execScriptsLocked(lockKey: number, fn: (exec: (text: string) => Promise<void>, db: Db) => Promise<void>): Promise<void>;
   /**
@@ -145,6 +147,7 @@ export function createPgDatabase(opts: PgOptions): Database {
       await pool.query('SELECT 1');
     },
     poolWaiting: () => pool.waitingCount,
+    poolStats: () => ({ max: opts.poolMax, total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     async close() {
       await pool.end();
     },
@@ -265,6 +268,7 @@ export async function createPgliteDatabase(dataDir: string | undefined): Promise
         await client.query('SELECT 1');
       },
       poolWaiting: () => 0,
+      poolStats: () => ({ max: 1, total: 1, idle: 1, waiting: 0 }),
       async close() {
         try {
           await client.close();

@@ -19,6 +19,8 @@ export const CROSS_COMPANY_QUERIES = {
   'admin.job-company': 'admin jobs retry: the company of a job id',
   /** Admin `orders attention` without --company: held courier updates and failed bookings of every company. */
   'admin.attention': 'admin orders attention across companies',
+  /** Metrics scrape: the courier and webhook outboxes' pending counts and the age of the oldest due item. */
+  'metrics.backlog': 'metrics: outbox and webhook backlog',
 } as const;
 
 export type CrossCompanyQuery = keyof typeof CROSS_COMPANY_QUERIES;

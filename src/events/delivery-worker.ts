@@ -57,7 +57,14 @@ type Claimed = Pick<WebhookDeliveryRow, 'endpoint_id' | 'event_id' | 'attempts' 
  * retries with exponential backoff and jitter until WEBHOOK_RETRY_FOR_MS after the event, then fails. An endpoint
  * with no success for WEBHOOK_DISABLE_AFTER_MS is disabled and its pending deliveries fail.
  */
-export function createDeliveryWorker(deps: { db: Db; config: DeliveryWorkerConfig; log?: WorkerLog; clock?: () => Date }) {
+export function createDeliveryWorker(deps: {
+  db: Db;
+  config: DeliveryWorkerConfig;
+  log?: WorkerLog;
+  clock?: () => Date;
+  /** Each delivery attempt's outcome once recorded (metrics): delivered, retrying or failed. */
+  onOutcome?: (outcome: 'delivered' | 'retrying' | 'failed') => void;
+}) {
   const { db, config } = deps;
   const log = deps.log ?? { info() {}, warn() {}, error() {} };
   const clock = deps.clock ?? (() => new Date());
@@ -184,6 +191,7 @@ export function createDeliveryWorker(deps: { db: Db; config: DeliveryWorkerConfi
         log.error({ company: companyId, endpoint: d.endpoint_id }, 'webhook endpoint disabled after failing for too long');
       }
     });
+    deps.onOutcome?.(status === 'pending' ? 'retrying' : status);
     if (status !== 'delivered')
       log.warn(
         { company: companyId, endpoint: d.endpoint_id, event: d.event_id, attempts: d.attempts, status: code, err: error },

@@ -54,7 +54,14 @@ class Skip extends Error {}
  * backoff up to FULFILMENT_MAX_ATTEMPTS, then the job is `failed` for staff (`jobs list --failed`). A job
  * whose worker died stays pending and is due again when its lease runs out; stop() hands it back at once.
  */
-export function createCourierWorker(deps: { db: Db; config: WorkerConfig; log?: WorkerLog; adapterFor?: (config: CourierConfig | null) => CourierAdapter }) {
+export function createCourierWorker(deps: {
+  db: Db;
+  config: WorkerConfig;
+  log?: WorkerLog;
+  adapterFor?: (config: CourierConfig | null) => CourierAdapter;
+  /** Each job's outcome (metrics): booked, skipped, retrying or failed. */
+  onOutcome?: (outcome: 'booked' | 'skipped' | 'retrying' | 'failed') => void;
+}) {
   const { db, config } = deps;
   const log = deps.log ?? { info() {}, warn() {}, error() {} };
   const adapterFor = deps.adapterFor ?? courierAdapter;
@@ -175,6 +182,7 @@ export function createCourierWorker(deps: { db: Db; config: WorkerConfig; log?: 
       UPDATE jobs SET status = ${final ? 'failed' : 'pending'}, last_error = ${message}, claimed_by = NULL, updated_at = now(),
         run_at = now() + ${final ? 0 : delay} * interval '1 millisecond'
       WHERE company_id = ${job.company_id} AND id = ${job.id} AND claimed_by = ${workerId} AND status = 'pending'`);
+    deps.onOutcome?.(final ? 'failed' : 'retrying');
     log[final ? 'error' : 'warn'](
       { job: job.id, order: job.order_id, attempts: job.attempts, err: message },
       final ? 'courier booking failed; staff must act' : `courier booking failed; retrying in ${delay} ms`,
@@ -187,10 +195,13 @@ export function createCourierWorker(deps: { db: Db; config: WorkerConfig; log?: 
     if (!job) return false;
     try {
       const outcome = await book(job);
+      deps.onOutcome?.('booked');
       log.info({ job: job.id, order: job.order_id }, `courier booking: ${outcome}`);
     } catch (err) {
-      if (err instanceof Skip) log.info({ job: job.id, order: job.order_id }, `courier booking skipped: ${err.message}`);
-      else await fail(job, err);
+      if (err instanceof Skip) {
+        deps.onOutcome?.('skipped');
+        log.info({ job: job.id, order: job.order_id }, `courier booking skipped: ${err.message}`);
+      } else await fail(job, err);
     }
     return true;
   }

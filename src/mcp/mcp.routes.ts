@@ -22,7 +22,7 @@ const MCP_BODY_LIMIT = 64 * 1024;
  */
 const ACCEPT_BOTH = 'application/json, text/event-stream';
 
-export function registerMcpRoutes(api: FastifyInstance, services: Services): void {
+export function registerMcpRoutes(api: FastifyInstance, services: Services, toolCalled?: (tool: string, outcome: string) => void): void {
   // A single tools/call spends one request of the key's budget (shared with REST); a single initialize,
   // tools/list or notification only reads it, so protocol chatter never uses up a conversation's budget.
   // Every message of a batch spends one (src/mcp/protocol.ts).
@@ -66,7 +66,10 @@ export function registerMcpRoutes(api: FastifyInstance, services: Services): voi
     capProtocolVersion(forward);
 
     const origin = services.media.origin(req);
-    const server = createMcpServer({ services, tenant: req.tenant, origin }, (err, tool) => req.log.error({ err, tool }, 'tool failed'));
+    const server = createMcpServer(
+      { services, tenant: req.tenant, origin },
+      { failed: (err, tool) => req.log.error({ err, tool }, 'tool failed'), called: toolCalled },
+    );
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     try {
       await server.connect(transport);

@@ -29,11 +29,31 @@ function errorResult(body: ErrorBody): CallToolResult {
   return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }] };
 }
 
-export type ToolFailureLogger = (err: unknown, tool: string) => void;
+/** What the door learns of each tool call: a failure to log, and every call's outcome (metrics). */
+export interface ToolObserver {
+  failed(err: unknown, tool: string): void;
+  /** outcome: `ok`, or the error code of the refusal; tool: a known tool's name or `unknown` (bounded) */
+  called?(tool: string, outcome: string): void;
+}
 
 /** Runs one tool call: validate with the REST schema, call the service, answer in the REST shape. */
-export async function callTool(ctx: ToolContext, name: string, args: unknown, logFailure: ToolFailureLogger): Promise<CallToolResult> {
+export async function callTool(ctx: ToolContext, name: string, args: unknown, observe: ToolObserver): Promise<CallToolResult> {
   const tool = TOOLS_BY_NAME.get(name);
+  const result = await runTool(ctx, tool, name, args, observe);
+  observe.called?.(tool ? name : 'unknown', result.isError ? errorCodeOf(result) : 'ok');
+  return result;
+}
+
+const errorCodeOf = (result: CallToolResult) => {
+  const [first] = result.content as { type: string; text?: string }[];
+  try {
+    return (JSON.parse(first?.text ?? '{}') as ErrorBody).error?.code ?? 'error';
+  } catch {
+    return 'error';
+  }
+};
+
+async function runTool(ctx: ToolContext, tool: ToolDefinition | undefined, name: string, args: unknown, observe: ToolObserver): Promise<CallToolResult> {
   if (!tool) {
     return errorResult(errorBody('not_found', `unknown tool "${name}"; tools/list names them: ${TOOLS.map((t) => t.name).join(', ')}`));
   }
@@ -46,7 +66,7 @@ export async function callTool(ctx: ToolContext, name: string, args: unknown, lo
     if (err instanceof AppError) return errorResult(err.toBody());
     const refused = inputRefusedByDatabase(err);
     if (refused) return errorResult(refused.toBody());
-    logFailure(err, name);
+    observe.failed(err, name);
     return errorResult(errorBody('internal', 'internal error; it is safe to retry (place_order with the same external_reference)'));
   }
 }
@@ -55,9 +75,9 @@ export async function callTool(ctx: ToolContext, name: string, args: unknown, lo
  * A stateless MCP server for one request (SDK 1.x: a stateless transport and its server serve one request).
  * Only two handlers are attached; the tool list itself is shared.
  */
-export function createMcpServer(ctx: ToolContext, logFailure: ToolFailureLogger): Server {
+export function createMcpServer(ctx: ToolContext, observe: ToolObserver): Server {
   const server = new Server(SERVER_INFO, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: TOOL_LIST }));
-  server.setRequestHandler(CallToolRequestSchema, async (req) => callTool(ctx, req.params.name, req.params.arguments, logFailure));
+  server.setRequestHandler(CallToolRequestSchema, async (req) => callTool(ctx, req.params.name, req.params.arguments, observe));
   return server;
 }

@@ -321,3 +321,19 @@ describe('retry schedule', () => {
     expect(retryDelayMs(1000, 5000, 1, () => 0.999)).toBe(1499);
   });
 });
+
+describe('delivery outcomes for metrics', () => {
+  it('each recorded attempt reports its outcome: delivered to a receiver that answers, retrying to one that does not', async () => {
+    const outcomes: string[] = [];
+    const observed = () => createDeliveryWorker({ db: ctx.db, config: { ...ctx.config, ...fast }, onOutcome: (o) => outcomes.push(o) });
+    const up = await subscribed(receiver.url, ['order.created']);
+    expect((await post(ctx, up.headers, orderBody())).status).toBe(201);
+    await observed().runOnce(up.companyId);
+    expect(outcomes).toEqual(['delivered']);
+    const down = await subscribed('http://127.0.0.1:1/hook', ['order.created']);
+    expect((await post(ctx, down.headers, orderBody())).status).toBe(201);
+    await observed().runOnce(down.companyId);
+    expect(outcomes).toEqual(['delivered', 'retrying']);
+    expect((await deliveryStates(down.companyId)).map((d) => d.status)).toEqual(['pending']);
+  });
+});

@@ -33,10 +33,14 @@ export function registerPublicRoutes(
 }
 
 /** Every authenticated route under the base path; one line per door. */
-export async function registerApiRoutes(api: FastifyInstance, services: Services): Promise<void> {
+export async function registerApiRoutes(
+  api: FastifyInstance,
+  services: Services,
+  observe: { toolCalled?: (tool: string, outcome: string) => void } = {},
+): Promise<void> {
   registerOrderRoutes(api, services);
   registerCustomerRoutes(api, services);
   registerWebhookRoutes(api, services);
   await registerCatalogueRoutes(api, services);
-  registerMcpRoutes(api, services);
+  registerMcpRoutes(api, services, observe.toolCalled);
 }

@@ -1,0 +1,197 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { sql } from 'drizzle-orm';
+import type { FastifyInstance } from 'fastify';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { crossCompany } from '../db/cross-company.js';
+import type { Database } from '../db/index.js';
+import { AppError, wireCode } from '../contract/errors.js';
+import type { Services } from '../services.js';
+
+/**
+ * Prometheus metrics (issue 19), served on their own port (METRICS_PORT), never on the public one. Labels are bounded
+ * sets (route templates, tool names, outcomes, statuses): a company, key, order or customer is never a label value.
+ * Counters and histograms are written as things happen; the pool, the outboxes and lock waits are read at each scrape.
+ */
+export interface Metrics {
+  registry: Registry;
+  /** A place_order attempt, by outcome (created, duplicate, or the error code that refused it), and its duration. */
+  orderPlaced(outcome: string, seconds: number): void;
+  /** An MCP tool call, by tool and outcome (ok or the error code). */
+  toolCalled(tool: string, outcome: string): void;
+  /** A courier booking job run by the worker: booked, skipped, retrying or failed. */
+  courierOutcome(outcome: string): void;
+  /** A webhook delivery attempt: delivered, retrying or failed. */
+  webhookOutcome(outcome: string): void;
+}
+
+const SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+export function createMetrics(db: Database): Metrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  // prom-client's three gauges named *_total fail `promtool check metrics` (a _total suffix is for counters); the same
+  // counts stay available by type in nodejs_active_handles, nodejs_active_requests and nodejs_active_resources.
+  for (const name of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total']) registry.removeSingleMetric(name);
+  const counter = <L extends string>(name: string, help: string, labelNames: L[]) => new Counter<L>({ name, help, labelNames, registers: [registry] });
+
+  const orders = counter(
+    'commerce_orders_total',
+    'Order placements (REST and MCP) by outcome: created, duplicate (same external_reference), or the refusing error code',
+    ['outcome'],
+  );
+  const orderSeconds = new Histogram<'outcome'>({
+    name: 'commerce_order_place_duration_seconds',
+    help: 'Time to place an order, including waiting for the stock rows it reserves (row locks on hot items)',
+    labelNames: ['outcome'],
+    buckets: SECONDS,
+    registers: [registry],
+  });
+  const tools = counter('commerce_mcp_tool_calls_total', 'MCP tool calls by tool and outcome (ok or the error code)', ['tool', 'outcome']);
+  const courier = counter('commerce_courier_jobs_total', 'Courier booking jobs run by this instance, by outcome', ['outcome']);
+  const webhooks = counter('commerce_webhook_deliveries_total', 'Webhook delivery attempts by this instance, by outcome', ['outcome']);
+
+  new Gauge({
+    name: 'commerce_db_pool_connections',
+    help: 'Database pool of this instance: max, open (total), idle, and queries waiting for a connection (waiting)',
+    labelNames: ['state'],
+    registers: [registry],
+    collect() {
+      const s = db.poolStats();
+      for (const [state, n] of Object.entries(s)) this.set({ state }, n);
+    },
+  });
+
+  // Read from the database once per scrape, shared by the gauges below.
+  let backlog: Promise<Backlog> | undefined;
+  const readBacklog = () => (backlog ??= queryBacklog(db).finally(() => setTimeout(() => (backlog = undefined), 0)));
+  const backlogGauge = (name: string, help: string, pick: (b: Backlog) => Record<string, number>) =>
+    new Gauge({
+      name,
+      help,
+      labelNames: ['outbox'],
+      registers: [registry],
+      async collect() {
+        for (const [outbox, n] of Object.entries(pick(await readBacklog()))) this.set({ outbox }, n);
+      },
+    });
+  backlogGauge('commerce_outbox_pending', 'Pending items in each outbox (courier jobs, webhook deliveries), all companies', (b) => ({
+    courier: b.jobs_pending,
+    webhooks: b.deliveries_pending,
+  }));
+  backlogGauge('commerce_outbox_oldest_due_seconds', 'Age of the oldest pending item that is due, in each outbox (0 when none is due)', (b) => ({
+    courier: b.jobs_oldest_due_s,
+    webhooks: b.deliveries_oldest_due_s,
+  }));
+  new Gauge({
+    name: 'commerce_db_lock_waiting_backends',
+    help: "Backends of this database waiting for a lock now (e.g. orders queued on a hot item's stock row)",
+    registers: [registry],
+    async collect() {
+      this.set(await lockWaiters(db));
+    },
+  });
+
+  return {
+    registry,
+    orderPlaced: (outcome, seconds) => {
+      orders.inc({ outcome });
+      orderSeconds.observe({ outcome }, seconds);
+    },
+    toolCalled: (tool, outcome) => tools.inc({ tool, outcome }),
+    courierOutcome: (outcome) => courier.inc({ outcome }),
+    webhookOutcome: (outcome) => webhooks.inc({ outcome }),
+  };
+}
+
+interface Backlog {
+  jobs_pending: number;
+  jobs_oldest_due_s: number;
+  deliveries_pending: number;
+  deliveries_oldest_due_s: number;
+}
+
+async function queryBacklog(db: Database): Promise<Backlog> {
+  const [row] = await crossCompany<Record<keyof Backlog, string | number | null>>(
+    db,
+    'metrics.backlog',
+    sql`SELECT
+      (SELECT count(*) FROM jobs WHERE status = 'pending') AS jobs_pending,
+      (SELECT extract(epoch FROM now() - min(run_at)) FROM jobs WHERE status = 'pending' AND run_at <= now()) AS jobs_oldest_due_s,
+      (SELECT count(*) FROM webhook_deliveries WHERE status = 'pending') AS deliveries_pending,
+      (SELECT extract(epoch FROM now() - min(next_attempt_at)) FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= now())
+        AS deliveries_oldest_due_s`,
+  );
+  const n = (v: string | number | null | undefined) => Number(v ?? 0);
+  return {
+    jobs_pending: n(row?.jobs_pending),
+    jobs_oldest_due_s: n(row?.jobs_oldest_due_s),
+    deliveries_pending: n(row?.deliveries_pending),
+    deliveries_oldest_due_s: n(row?.deliveries_oldest_due_s),
+  };
+}
+
+async function lockWaiters(db: Database): Promise<number> {
+  if (db.kind === 'pglite') return 0; // one connection: nothing can wait for another's lock
+  const [row] = await db.query<{ n: number }>(
+    sql`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+  );
+  return row?.n ?? 0;
+}
+
+/** The services with `orders.place` counted and timed by outcome: created, duplicate, or the refusing error code. */
+export function withOrderMetrics(services: Services, metrics: Metrics): Services {
+  const inner = services.orders;
+  const place: Services['orders']['place'] = async (tenant, body) => {
+    const started = performance.now();
+    const seconds = () => (performance.now() - started) / 1000;
+    try {
+      const result = await inner.place(tenant, body);
+      metrics.orderPlaced(result.duplicate ? 'duplicate' : 'created', seconds());
+      return result;
+    } catch (err) {
+      metrics.orderPlaced(err instanceof AppError ? wireCode(err.kind) : 'internal', seconds());
+      throw err;
+    }
+  };
+  return { ...services, orders: { ...inner, place } };
+}
+
+/** Request counts and latency by route template, method and status, from every request the app answers. */
+export function registerRequestMetrics(app: FastifyInstance, metrics: Metrics): void {
+  const requests = new Counter<'method' | 'route' | 'status'>({
+    name: 'commerce_http_requests_total',
+    help: 'HTTP requests by method, route template and status (401 authentication, 403 forbidden, 429 rate limit, 503 overload refusals)',
+    labelNames: ['method', 'route', 'status'],
+    registers: [metrics.registry],
+  });
+  const latency = new Histogram<'method' | 'route'>({
+    name: 'commerce_http_request_duration_seconds',
+    help: 'HTTP request latency by method and route template',
+    labelNames: ['method', 'route'],
+    buckets: SECONDS,
+    registers: [metrics.registry],
+  });
+  app.addHook('onResponse', async (req, reply) => {
+    // the template, never the path: /orders/:reference, not /orders/ORD-1 (an unmatched path is one label)
+    const route = req.routeOptions.url ?? 'unmatched';
+    requests.inc({ method: req.method, route, status: String(reply.statusCode) });
+    latency.observe({ method: req.method, route }, reply.elapsedTime / 1000);
+  });
+}
+
+/** GET /metrics on a port of its own (METRICS_PORT); anything else is 404. */
+export async function startMetricsServer(metrics: Metrics, host: string, port: number): Promise<{ server: Server; port: number }> {
+  const server = createServer((req, res) => {
+    if (req.method !== 'GET' || (req.url ?? '').split('?')[0] !== '/metrics') {
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('not found: GET /metrics\n');
+      return;
+    }
+    metrics.registry.metrics().then(
+      (text) => res.writeHead(200, { 'content-type': metrics.registry.contentType }).end(text),
+      (err: unknown) => res.writeHead(500, { 'content-type': 'text/plain' }).end(`metrics failed: ${err instanceof Error ? err.message : String(err)}\n`),
+    );
+  });
+  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(port, host, () => resolve()));
+  return { server, port: (server.address() as AddressInfo).port };
+}
