@@ -24,6 +24,11 @@ export interface SoakOptions {
   log?: (line: string) => void;
   /** ms between progress lines */
   progressEvery?: number;
+  /**
+   * The instances shed load (503 with Retry-After): a 503 is an expected answer, not a problem, and an order answered
+   * 503 must have left nothing behind, like a 409.
+   */
+  shedding?: boolean;
 }
 
 export interface SoakSeed {
@@ -107,11 +112,25 @@ export interface SoakReport {
   samples: number;
   minAvailableSeen: number;
   seconds: number;
+  /** Latency of every request in ms (p50/p99), split into answers that did work and 503 refusals. */
+  latency: { served: Percentiles; refused: Percentiles };
   problems: string[];
   audit: Awaited<ReturnType<typeof auditCompany>>;
 }
 
 const pick = <T>(xs: T[]) => xs[Math.floor(Math.random() * xs.length)];
+
+export interface Percentiles {
+  count: number;
+  p50: number;
+  p99: number;
+  max: number;
+}
+function percentiles(ms: number[]): Percentiles {
+  const s = [...ms].sort((a, b) => a - b);
+  const at = (q: number) => (s.length ? Math.round(s[Math.min(s.length - 1, Math.floor(q * s.length))] * 10) / 10 : 0);
+  return { count: s.length, p50: at(0.5), p99: at(0.99), max: at(1) };
+}
 
 export async function runSoak(seed: SoakSeed, opts: SoakOptions): Promise<SoakReport> {
   const { db, baseUrls } = opts;
@@ -127,11 +146,26 @@ export async function runSoak(seed: SoakSeed, opts: SoakOptions): Promise<SoakRe
   let retriesSameOrder = 0;
   const t0 = Date.now();
 
+  const served: number[] = [];
+  const refusedMs: number[] = [];
+  // A well-behaved client: a 503 is retried after its Retry-After (up to 30 times), as the API's description asks.
   const call = async (base: string, path: string, init: { method?: string; body?: unknown } = {}) => {
-    requests++;
-    const res = await fetch(`${base}${path}`, { method: init.method ?? 'GET', headers, body: init.body === undefined ? undefined : JSON.stringify(init.body) });
-    const text = await res.text();
-    return { status: res.status, body: text ? (JSON.parse(text) as SoakBody) : undefined };
+    for (let attempt = 1; ; attempt++) {
+      requests++;
+      const started = performance.now();
+      const res = await fetch(`${base}${path}`, {
+        method: init.method ?? 'GET',
+        headers,
+        body: init.body === undefined ? undefined : JSON.stringify(init.body),
+      });
+      const text = await res.text();
+      (res.status === 503 ? refusedMs : served).push(performance.now() - started);
+      if (res.status === 503 && opts.shedding && attempt < 30) {
+        await new Promise((r) => setTimeout(r, Number(res.headers.get('retry-after') ?? 1) * 1000));
+        continue;
+      }
+      return { status: res.status, body: text ? (JSON.parse(text) as SoakBody) : undefined };
+    }
   };
   const count = (status: number) => (otherStatuses[status] = (otherStatuses[status] ?? 0) + 1);
 
@@ -180,7 +214,7 @@ export async function runSoak(seed: SoakSeed, opts: SoakOptions): Promise<SoakRe
     }
     if (r.status !== 200) {
       count(r.status);
-      problems.push(`read answered ${r.status}: ${JSON.stringify(r.body).slice(0, 200)}`);
+      if (!(opts.shedding && r.status === 503)) problems.push(`read answered ${r.status}: ${JSON.stringify(r.body).slice(0, 200)}`);
     }
     // any hot variant shown must never be below zero
     for (const p of r.body?.data ? (Array.isArray(r.body.data) ? r.body.data : [r.body.data]) : []) {
@@ -237,6 +271,9 @@ export async function runSoak(seed: SoakSeed, opts: SoakOptions): Promise<SoakRe
   }
   const refused = outcomes.filter((o) => o.status === 409);
   for (const o of refused) if (byRef.has(o.ref)) problems.push(`409 for ${o.ref} but an order exists`);
+  const shed = outcomes.filter((o) => o.status === 503);
+  if (shed.length && !opts.shedding) problems.push(`${shed.length} orders answered 503 without load shedding`);
+  for (const o of shed) if (byRef.has(o.ref)) problems.push(`503 for ${o.ref} but an order exists`);
   if (rows.length !== created.length) problems.push(`${rows.length} orders in the database, ${created.length} answered 201`);
   // a refused order created no customer: customers are exactly the phones of created orders
   const [cust] = await db.query<{ n: number }>(sql`SELECT count(*)::int AS n FROM customers WHERE company_id = ${seed.companyId}`);
@@ -258,6 +295,7 @@ export async function runSoak(seed: SoakSeed, opts: SoakOptions): Promise<SoakRe
     samples,
     minAvailableSeen: minSeen,
     seconds: (Date.now() - t0) / 1000,
+    latency: { served: percentiles(served), refused: percentiles(refusedMs) },
     problems,
     audit,
   };

@@ -1,5 +1,6 @@
 /**
  * npm run soak [-- --orders 5000 --clients 50 --instances 2 --hot 5 --cold 495 --hot-stock 200 --webhooks 0.2 --keep]
+ * npm run soak -- --overload [--clients 200 --pool 4 --shed-at 8 --orders 3000]
  *
  * Thousands of orders from many parallel HTTP clients against listening instances of the app (two or more
  * share one PostgreSQL and, with REDIS_URL, one Redis), mixed with browse, detail and lookup traffic; then
@@ -7,6 +8,9 @@
  * (default postgres://postgres@127.0.0.1:5432/postgres), dropped at the end unless --keep. Exit code 1
  * when the audit finds anything. `--webhooks <share>`: an endpoint on a local receiver that answers 500 to that share
  * of requests, a delivery worker in every instance, and afterwards events produced vs delivered (exit 1 on a loss).
+ * `--overload`: the same workload pushed past capacity (many clients, a small pool) twice in one run, first without
+ * load shedding (the baseline), then with OVERLOAD_MAX_DB_POOL_WAITING=--shed-at; prints the latency of answers that
+ * did work and of 503 refusals for both, and audits both (a refused order must leave nothing).
  */
 import { parseArgs } from 'node:util';
 import type { AddressInfo } from 'node:net';
@@ -32,16 +36,13 @@ const { values: args } = parseArgs({
     'hot-stock': { type: 'string', default: '200' },
     keep: { type: 'boolean', default: false },
     webhooks: { type: 'string' },
+    overload: { type: 'boolean', default: false },
+    pool: { type: 'string', default: '4' },
+    'shed-at': { type: 'string', default: '8' },
   },
 });
 
 const serverUrl = process.env.SOAK_DATABASE_URL ?? process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const name = `commerce_soak_${Date.now()}`;
-const dbUrl = (() => {
-  const u = new URL(serverUrl);
-  u.pathname = `/${name}`;
-  return u.toString();
-})();
 
 async function admin(sqlText: string) {
   const c = new pg.Client({ connectionString: serverUrl });
@@ -54,9 +55,39 @@ async function admin(sqlText: string) {
 }
 
 async function main() {
+  if (args.overload) {
+    const overrides = { DB_POOL_MAX: args.pool, OVERLOAD_RETRY_AFTER_S: '1' };
+    console.log(
+      `overload: ${args.clients} clients on a pool of ${args.pool} per instance, first without shedding, then shedding at ${args['shed-at']} waiting`,
+    );
+    const base = await phase('no shedding (baseline)', { ...overrides, OVERLOAD_MAX_DB_POOL_WAITING: '0' }, false);
+    const shed = await phase(`shedding at ${args['shed-at']} waiting`, { ...overrides, OVERLOAD_MAX_DB_POOL_WAITING: args['shed-at'] }, true);
+    console.log('\n| run | orders tried/s | created | served p50 / p99 ms | refused (503) | refused p50 / p99 ms | problems |');
+    console.log('| --- | --- | --- | --- | --- | --- | --- |');
+    for (const [label, r] of [
+      ['no shedding', base],
+      ['shedding', shed],
+    ] as const) {
+      const l = r.latency;
+      console.log(
+        `| ${label} | ${(r.ordersAttempted / r.seconds).toFixed(0)} | ${r.created} | ${l.served.p50} / ${l.served.p99} | ${l.refused.count} | ${l.refused.p50} / ${l.refused.p99} | ${r.problems.length} |`,
+      );
+    }
+    return;
+  }
+  await phase('soak', {}, false);
+}
+
+async function phase(label: string, overrides: Record<string, string>, shedding: boolean) {
   const instances = Number(args.instances);
+  const name = `commerce_soak_${Date.now()}`;
+  const dbUrl = (() => {
+    const u = new URL(serverUrl);
+    u.pathname = `/${name}`;
+    return u.toString();
+  })();
   console.log(
-    `soak: ${args.orders} orders, ${args.clients} clients, ${instances} instance(s), database ${name}${process.env.REDIS_URL ? `, Redis ${process.env.REDIS_URL}` : ''}`,
+    `\n${label}: ${args.orders} orders, ${args.clients} clients, ${instances} instance(s), database ${name}${process.env.REDIS_URL ? `, Redis ${process.env.REDIS_URL}` : ''}`,
   );
   await admin(`CREATE DATABASE "${name}"`);
   const dbs: Database[] = [];
@@ -70,6 +101,7 @@ async function main() {
       LOG_LEVEL: 'warn',
       RATE_LIMIT_MAX: '100000000',
       AUTH_FAILURE_LIMIT: '100000',
+      ...overrides,
       // with --webhooks: a receiver on this machine, quick retries so the soak's failures are retried within the run
       ...(args.webhooks === undefined
         ? { WEBHOOK_WORKER_ENABLED: 'false' }
@@ -109,7 +141,7 @@ async function main() {
       console.log(`webhooks: receiver ${receiver.url} refusing ${Number(args.webhooks) * 100} % of requests; a delivery worker per instance`);
     }
     console.log(`instances: ${bases.join(', ')}; ${seed.hot.length} hot variants (${args['hot-stock']} units each), ${seed.cold.length} cold`);
-    const report = await runSoak(seed, { db: dbs[0], baseUrls: bases, orders: Number(args.orders), clients: Number(args.clients), log: console.log });
+    const report = await runSoak(seed, { db: dbs[0], baseUrls: bases, orders: Number(args.orders), clients: Number(args.clients), log: console.log, shedding });
     const { audit, problems, ...figures } = report;
     console.log('\nfigures:', JSON.stringify(figures, null, 2));
     console.log('audit totals:', JSON.stringify(audit.totals));
@@ -129,6 +161,7 @@ async function main() {
       console.log(`\nPROBLEMS (${problems.length}):\n${problems.slice(0, 50).join('\n')}`);
       process.exitCode = 1;
     } else console.log('\nOK: nothing lost, oversold or duplicated');
+    return report;
   } finally {
     for (const app of apps) await app.close();
     for (const db of dbs) await db.close();
