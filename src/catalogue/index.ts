@@ -4,6 +4,7 @@ import { createMediaService } from '../media/media.service.js';
 import { createCatalogueImportService } from './import/index.js';
 import { createCatalogueService } from './catalogue.service.js';
 import { createCatalogueCache } from './catalogue-cache.js';
+import { createStockService } from './stock.service.js';
 
 /** The catalogue's services (photo links, browse/detail from the read model, import/export), spread into createServices. */
 export function createCatalogueServices({ db, config }: { db: Db; config: Config }) {
@@ -14,5 +15,6 @@ export function createCatalogueServices({ db, config }: { db: Db; config: Config
     catalogueCache,
     catalogue: createCatalogueService({ db, media, cache: catalogueCache }),
     catalogueImport: createCatalogueImportService({ db, mediaDir: config.MEDIA_DIR }),
+    stock: createStockService({ db }),
   };
 }

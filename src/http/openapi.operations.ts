@@ -173,6 +173,25 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     description: 'Nothing more is sent to it; deliveries still pending for it are given up. Needs the `webhooks` permission.',
     responses: { 200: 'Removed' },
   },
+  'PUT /catalog/stock': {
+    tag: 'Catalogue',
+    operationId: 'setStock',
+    summary: 'Set on-hand stock for many variants at once',
+    description:
+      'Needs a key with the `catalogue` permission (others get 403). Each row names a variant by `sku` or `barcode`, optionally a ' +
+      'location `code` (default: the location that ships orders), and the units physically `on_hand`. Up to 5,000 rows, applied ' +
+      'together in one transaction: every row is checked first and any problem (unknown SKU, barcode or location, a variant and location ' +
+      'given twice) is a 400 naming the row, with nothing changed. Reservations of open orders are never touched: available stock is ' +
+      'on_hand minus reserved, and levels left below what open orders reserved are listed in `short`.',
+    responses: { 200: 'Applied: how many levels changed and which are short of open orders' },
+    requestExample: {
+      items: [
+        { sku: 'DT-OXF-SHIRT-WHI-M', on_hand: '42' },
+        { barcode: '8901234567890', location: 'STORE-BLR', on_hand: '3' },
+      ],
+    },
+    responseExamples: { 200: { data: { rows: 2, updated: 2, unchanged: 0, short: [] } } },
+  },
   'POST /mcp': {
     tag: 'Agent tools (MCP)',
     operationId: 'mcp',

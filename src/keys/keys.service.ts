@@ -15,7 +15,7 @@ export const MAX_ACTIVE_KEYS = 5;
  * key's default; `webhooks` (manage webhook endpoints) is an extra given only at `key create`. A route names the
  * permission it needs (route config `permission`, default `commerce`); a key without it gets 403 `forbidden`.
  */
-export const PERMISSIONS = ['commerce', 'webhooks'] as const;
+export const PERMISSIONS = ['commerce', 'webhooks', 'catalogue'] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 export const DEFAULT_PERMISSIONS: readonly Permission[] = ['commerce'];
 

@@ -2,7 +2,7 @@
  * Every authenticated endpoint of the spec, as a request that is valid apart from authentication; `permission` names
  * the key permission it needs beyond the default `commerce`.
  */
-export const SPEC_ROUTES: { name: string; method: 'GET' | 'POST' | 'PUT' | 'DELETE'; url: string; body?: unknown; permission?: 'webhooks' }[] = [
+export const SPEC_ROUTES: { name: string; method: 'GET' | 'POST' | 'PUT' | 'DELETE'; url: string; body?: unknown; permission?: 'webhooks' | 'catalogue' }[] = [
   { name: 'browse', method: 'GET', url: '/catalog/products' },
   { name: 'product detail', method: 'GET', url: '/catalog/products/SKU-1' },
   { name: 'categories', method: 'GET', url: '/catalog/categories' },
@@ -19,4 +19,5 @@ export const SPEC_ROUTES: { name: string; method: 'GET' | 'POST' | 'PUT' | 'DELE
   { name: 'webhook add', method: 'POST', url: '/webhooks', body: { url: 'https://8.8.8.8/hook', events: ['order.created'] }, permission: 'webhooks' },
   { name: 'webhook list', method: 'GET', url: '/webhooks', permission: 'webhooks' },
   { name: 'webhook remove', method: 'DELETE', url: '/webhooks/whe_none', permission: 'webhooks' },
+  { name: 'stock set', method: 'PUT', url: '/catalog/stock', body: { items: [{ sku: 'SKU-1', on_hand: '5' }] }, permission: 'catalogue' },
 ];

@@ -105,6 +105,7 @@ describe('OpenAPI document', () => {
         '/catalog/categories',
         '/catalog/products',
         '/catalog/products/{id}',
+        '/catalog/stock',
         '/customers',
         '/customers/messaging-opt-out',
         '/mcp',
@@ -143,6 +144,7 @@ describe('OpenAPI document', () => {
       'post /webhooks': [400, 401, 403, 413, 415, 422, 429, 500, 503],
       'get /webhooks': [401, 403, 429, 500, 503],
       'delete /webhooks/{id}': [400, 401, 403, 404, 429, 500, 503],
+      'put /catalog/stock': [400, 401, 403, 413, 415, 429, 500, 503],
     };
     for (const [key, statuses] of Object.entries(expected)) {
       const [method, path] = key.split(' ');

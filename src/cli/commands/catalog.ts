@@ -2,12 +2,20 @@ import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { AppError, type FieldIssue } from '../../contract/errors.js';
 import { generateCatalogue } from '../../catalogue/catalogue.generate.js';
+import { readStockFile } from '../../catalogue/stock-file.js';
 import { parse, str, UsageError } from '../args.js';
 import type { CommandGroup } from '../command.js';
 
 const progress = (label: string) => (done: number, total: number) => process.stderr.write(`${label}: ${done}/${total} products\n`);
 
 const companyFlag = { company: { type: 'string' } } as const;
+
+/** A refusal with a list of problems: each on its own line (or the list as JSON with --json); nothing was changed. */
+function printProblems(err: unknown, ctx: Parameters<CommandGroup[string]['run']>[1]): void {
+  if (!(err instanceof AppError) || !Array.isArray(err.details)) return;
+  if (ctx.json) ctx.out(JSON.stringify({ error: err.message, problems: err.details }, null, 2));
+  else for (const p of err.details as FieldIssue[]) process.stderr.write(`  ${p.path}: ${p.message}\n`);
+}
 
 /**
  * `catalog import|export|generate`. Import problems are printed one a line with their place in the file;
@@ -39,10 +47,7 @@ export const catalogCommands: CommandGroup = {
                 .join(', ')}`,
         );
       } catch (err) {
-        if (err instanceof AppError && Array.isArray(err.details)) {
-          if (ctx.json) ctx.out(JSON.stringify({ error: err.message, problems: err.details }, null, 2));
-          else for (const p of err.details as FieldIssue[]) process.stderr.write(`  ${p.path}: ${p.message}\n`);
-        }
+        printProblems(err, ctx);
         throw err;
       }
     },
@@ -69,6 +74,41 @@ export const catalogCommands: CommandGroup = {
       }
       writeFileSync(target, `${text}\n`);
       process.stderr.write(`exported ${file.products.length} products and ${photos.size} photos to ${target}\n`);
+    },
+  },
+  'catalog stock': {
+    usage: 'catalog stock --company <id|slug> <stock.csv>',
+    summary: 'set on-hand stock from a CSV (columns sku or barcode, on_hand, location?) in one transaction; reservations untouched',
+    async run(argv, ctx) {
+      const { values, pos } = parse(argv, companyFlag, ['stock.csv']);
+      const slug = str(values.company);
+      if (!slug) throw new UsageError('--company is required');
+      const company = await ctx.services.companies.get(slug);
+      const path = resolve(pos[0]);
+      let text: string;
+      try {
+        text = readFileSync(path, 'utf8');
+      } catch (err) {
+        throw new AppError('validation_failed', `cannot read ${path}: ${(err as Error).message}`);
+      }
+      const started = Date.now();
+      try {
+        const file = readStockFile(text);
+        process.stderr.write(`checked ${file.rows.length} rows of ${path}; applying in one transaction\n`);
+        const result = await ctx.services.stock.set(company.id, file.rows, (i, field) => `line ${file.lines[i]}, column ${field}`);
+        const seconds = ((Date.now() - started) / 1000).toFixed(1);
+        ctx.out(
+          ctx.json
+            ? JSON.stringify(result, null, 2)
+            : [
+                `${company.slug}: ${result.rows} rows, ${result.updated} stock levels changed, ${result.unchanged} unchanged, in ${seconds} s`,
+                ...result.short.map((s) => `  short: ${s.sku} at ${s.location} has ${s.on_hand} on hand for ${s.reserved} reserved by open orders`),
+              ].join('\n'),
+        );
+      } catch (err) {
+        printProblems(err, ctx);
+        throw err;
+      }
     },
   },
   'catalog generate': {

@@ -6,6 +6,7 @@ import type { Services } from '../../services.js';
 import { registerOrderRoutes } from './orders.js';
 import { registerCustomerRoutes } from './customers.js';
 import { registerWebhookRoutes } from './webhooks.js';
+import { registerStockRoutes } from './stock.js';
 import { registerCatalogueRoutes } from './catalogue.js';
 import { registerOpsRoutes } from './ops.js';
 import { registerMediaRoutes } from './media.js';
@@ -42,5 +43,6 @@ export async function registerApiRoutes(
   registerCustomerRoutes(api, services);
   registerWebhookRoutes(api, services);
   await registerCatalogueRoutes(api, services);
+  registerStockRoutes(api, services);
   registerMcpRoutes(api, services, observe.toolCalled);
 }
