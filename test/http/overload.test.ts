@@ -159,3 +159,17 @@ describe.skipIf(inject('testDb') === null)('database pool bound', () => {
     expect(after).toMatchObject({ reserved: '10.000', open: '10.000' });
   });
 });
+
+describe('probes', () => {
+  it('are quiet: a health check writes no request log line, while an API request still logs its lines', async () => {
+    const a = await appWith({ LOG_LEVEL: 'info' });
+    const before = a.logs.length;
+    for (let i = 0; i < 3; i++) {
+      expect((await a.app.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
+      expect((await a.app.inject({ method: 'GET', url: '/readyz' })).statusCode).toBe(200);
+    }
+    expect(a.logs.slice(before)).toEqual([]);
+    await a.app.inject({ method: 'GET', url: `${BASE}/catalog/categories` });
+    expect(a.logs.slice(before).map((l) => l.msg)).toEqual(expect.arrayContaining(['incoming request', 'request completed']));
+  });
+});

@@ -8,9 +8,11 @@ const READY_TIMEOUT_MS = 2000;
 /** Unauthenticated operational routes, outside the API base path. */
 export function registerOpsRoutes(app: FastifyInstance, { db, draining, overload }: { db: Database; draining: () => boolean; overload: OverloadState }): void {
   // Probes are answered under overload too (src/http/overload.ts): that is how an operator and a load balancer see it.
-  app.get('/healthz', { config: { overloadExempt: true } }, async () => ({ status: 'ok' }));
+  // They are quiet: a health check every few seconds writes no request lines (logLevel warn: only their failures log).
+  const probe = { config: { overloadExempt: true }, logLevel: 'warn' } as const;
+  app.get('/healthz', probe, async () => ({ status: 'ok' }));
 
-  app.get('/readyz', { config: { overloadExempt: true } }, async (_req, reply) => {
+  app.get('/readyz', probe, async (_req, reply) => {
     // shutting down: not ready for new work, though requests already sent are still served
     if (draining()) return reply.status(503).send(errorBody('unavailable', 'shutting down'));
     // overloaded: new work is being refused here, so a load balancer should send it elsewhere for now
