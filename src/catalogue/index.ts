@@ -5,6 +5,7 @@ import { createCatalogueImportService } from './import/index.js';
 import { createCatalogueService } from './catalogue.service.js';
 import { createCatalogueCache } from './catalogue-cache.js';
 import { createStockService } from './stock.service.js';
+import { createFeedService } from './feed.service.js';
 
 /** The catalogue's services (photo links, browse/detail from the read model, import/export), spread into createServices. */
 export function createCatalogueServices({ db, config }: { db: Db; config: Config }) {
@@ -16,5 +17,6 @@ export function createCatalogueServices({ db, config }: { db: Db; config: Config
     catalogue: createCatalogueService({ db, media, cache: catalogueCache }),
     catalogueImport: createCatalogueImportService({ db, mediaDir: config.MEDIA_DIR }),
     stock: createStockService({ db }),
+    feeds: createFeedService({ db, media }),
   };
 }

@@ -16,13 +16,13 @@ import type { Services } from '../services.js';
 export interface Metrics {
   registry: Registry;
   /** A place_order attempt, by outcome (created, duplicate, or the error code that refused it), and its duration. */
-  orderPlaced(outcome: string, seconds: number): void;
+  orderPlaced: (outcome: string, seconds: number) => void;
   /** An MCP tool call, by tool and outcome (ok or the error code). */
-  toolCalled(tool: string, outcome: string): void;
+  toolCalled: (tool: string, outcome: string) => void;
   /** A courier booking job run by the worker: booked, skipped, retrying or failed. */
-  courierOutcome(outcome: string): void;
+  courierOutcome: (outcome: string) => void;
   /** A webhook delivery attempt: delivered, retrying or failed. */
-  webhookOutcome(outcome: string): void;
+  webhookOutcome: (outcome: string) => void;
 }
 
 const SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];

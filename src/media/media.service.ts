@@ -86,10 +86,15 @@ export function createMediaService({
       return listeningOrigin(req.socket);
     },
 
-    /** A function turning a media path (`<company_id>/<file>`) into an absolute link valid 10 minutes. */
-    async linker(origin: string, nowMs: number = Date.now()): Promise<PhotoLinker> {
+    /** The origin links made outside a request use (the admin CLI): PUBLIC_URL, else HOST:PORT as configured. */
+    configuredOrigin(): string {
+      return publicUrl ?? listeningOrigin(undefined);
+    },
+
+    /** A function turning a media path (`<company_id>/<file>`) into an absolute link valid 10 minutes (or `ttlSeconds`). */
+    async linker(origin: string, nowMs: number = Date.now(), ttlSeconds: number = LINK_TTL_SECONDS): Promise<PhotoLinker> {
       const key = await getSecret();
-      const expires = Math.floor(nowMs / 1000) + LINK_TTL_SECONDS;
+      const expires = Math.floor(nowMs / 1000) + ttlSeconds;
       return (path) => {
         const encoded = path.split('/').map(encodeURIComponent).join('/');
         return `${origin}/media/${encoded}?expires=${expires}&sig=${signPath(key, path, expires)}`;

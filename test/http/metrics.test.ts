@@ -127,6 +127,6 @@ describe('metrics', () => {
     }
     const text = await scrape();
     const checked = spawnSync('promtool', ['check', 'metrics'], { input: text });
-    expect({ status: checked.status, out: `${checked.stdout}${checked.stderr}` }).toEqual({ status: 0, out: '' });
+    expect({ status: checked.status, out: `${checked.stdout.toString()}${checked.stderr.toString()}` }).toEqual({ status: 0, out: '' });
   });
 });

@@ -111,6 +111,35 @@ export const catalogCommands: CommandGroup = {
       }
     },
   },
+  'catalog feed': {
+    usage: 'catalog feed --company <id|slug> [--template <https://…{sku}…>] [--rotate] [--out <file.csv>]',
+    summary:
+      'the WhatsApp (Meta) catalogue feed: --template turns it on (product page URL with {sku} or {product_sku}), --rotate gives a new secret URL, --out writes the CSV',
+    async run(argv, ctx) {
+      const { values } = parse(argv, { ...companyFlag, template: { type: 'string' }, rotate: { type: 'boolean' }, out: { type: 'string' } });
+      const slug = str(values.company);
+      if (!slug) throw new UsageError('--company is required');
+      if (!values.template && !values.rotate && !values.out) throw new UsageError('give --template, --rotate or --out');
+      const company = await ctx.services.companies.get(slug);
+      const origin = ctx.services.media.configuredOrigin();
+      const lines: string[] = [];
+      const result: Record<string, unknown> = {};
+      if (values.template || values.rotate) {
+        const { token, template } = await ctx.services.feeds.rotate(company.id, str(values.template));
+        result.url = `${origin}/feeds/meta/${company.id}/${token}.csv`;
+        result.template = template;
+        lines.push(`feed URL for Meta Commerce Manager (shown once; --rotate replaces it):\n  ${String(result.url)}`, `product links: ${template}`);
+      }
+      if (values.out) {
+        const target = resolve(str(values.out)!);
+        const feed = await ctx.services.feeds.csv(company.id, origin);
+        writeFileSync(target, feed.csv);
+        Object.assign(result, { file: target, rows: feed.rows, left_out: feed.leftOut });
+        lines.push(`wrote ${feed.rows} rows to ${target}`, ...feed.leftOut.map((l) => `  left out ${l.sku}: ${l.reason}`));
+      }
+      ctx.out(ctx.json ? JSON.stringify(result, null, 2) : lines.join('\n'));
+    },
+  },
   'catalog generate': {
     usage: 'catalog generate --company <id|slug> --products <n> [--variants <per product, default 3>]',
     summary: 'insert a large synthetic catalogue (benchmarks); batched, with progress',

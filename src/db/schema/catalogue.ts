@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { bigint, boolean, foreignKey, index, integer, jsonb, numeric, pgTable, primaryKey, text, unique, uniqueIndex } from 'drizzle-orm/pg-core';
-import { timestamptz } from './columns.js';
+import { bytea, timestamptz } from './columns.js';
 import { companies } from './companies.js';
 
 const companyId = () =>
@@ -180,6 +180,24 @@ export const catalogueCounts = pgTable('catalogue_counts', {
   listed_products: integer().notNull().default(0),
   version: bigint({ mode: 'number' }).notNull().default(0),
 });
+
+/** The Meta (WhatsApp) catalogue feed per company: its secret's hash and the product link template (migration 0018). */
+export const catalogueFeeds = pgTable(
+  'catalogue_feeds',
+  {
+    company_id: text()
+      .notNull()
+      .references(() => companies.id),
+    kind: text({ enum: ['meta'] })
+      .notNull()
+      .default('meta'),
+    token_hash: bytea().notNull(),
+    product_url_template: text().notNull(),
+    created_at: timestamptz().notNull().defaultNow(),
+    rotated_at: timestamptz().notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.company_id, t.kind] })],
+);
 
 export type CategoryRow = typeof categories.$inferSelect;
 export type BrandRow = typeof brands.$inferSelect;

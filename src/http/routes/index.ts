@@ -7,6 +7,7 @@ import { registerOrderRoutes } from './orders.js';
 import { registerCustomerRoutes } from './customers.js';
 import { registerWebhookRoutes } from './webhooks.js';
 import { registerStockRoutes } from './stock.js';
+import { registerFeedRoutes } from './feeds.js';
 import { registerCatalogueRoutes } from './catalogue.js';
 import { registerOpsRoutes } from './ops.js';
 import { registerMediaRoutes } from './media.js';
@@ -15,7 +16,7 @@ import { registerCourierCallbackRoutes } from './courier-callbacks.js';
 import { registerMcpRoutes } from '../../mcp/mcp.routes.js';
 import type { OverloadState } from '../overload.js';
 
-/** Routes outside the base path and without an API key: probes, signed photo and invoice links, signed courier callbacks. */
+/** Routes outside the base path and without an API key: probes, signed photo and invoice links, catalogue feeds, signed courier callbacks. */
 export function registerPublicRoutes(
   app: FastifyInstance,
   {
@@ -30,6 +31,7 @@ export function registerPublicRoutes(
   registerOpsRoutes(app, { db, draining, overload });
   registerMediaRoutes(app, services);
   registerInvoiceRoutes(app, services);
+  registerFeedRoutes(app, services);
   registerCourierCallbackRoutes(app, { fulfilment: services.fulfilment, config, redis });
 }
 
