@@ -94,7 +94,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     maxHeapMb: config.OVERLOAD_MAX_HEAP_MB,
     maxDbPoolWaiting: config.OVERLOAD_MAX_DB_POOL_WAITING,
     retryAfterS: config.OVERLOAD_RETRY_AFTER_S,
-    poolWaiting: () => db.poolWaiting(),
+    poolWaiting: () => db.poolStats().waiting,
   });
   // Before every route: the OpenAPI document only sees routes registered after it.
   await registerOpenApi(app, config);

@@ -3,7 +3,7 @@ import type { Db } from '../db/index.js';
 import { validationError } from '../contract/errors.js';
 import { Decimal } from '../lib/money.js';
 import type { createMediaService } from '../media/media.service.js';
-import { companyName, feedRows, feedSettings, saveFeed, type FeedRow } from './feed.queries.js';
+import { companyName, feedRows, feedSettings, saveFeed, type FeedRow, type FeedSettings } from './feed.queries.js';
 
 /**
  * The WhatsApp catalogue fed from ours (issue 20): a Meta commerce catalogue data feed (CSV) of the company's active
@@ -58,6 +58,29 @@ function checkTemplate(template: string): string {
 export type Media = Pick<ReturnType<typeof createMediaService>, 'linker'>;
 
 export function createFeedService({ db, media }: { db: Db; media: Media }) {
+  /** The feed as CSV for these settings, and the variants left out (Meta refuses an item without an image). */
+  async function build(companyId: string, settings: FeedSettings, origin: string, nowMs: number) {
+    const [rows, company, photo] = await Promise.all([
+      feedRows(db, companyId),
+      companyName(db, companyId),
+      media.linker(origin, nowMs, FEED_IMAGE_TTL_SECONDS),
+    ]);
+    const lines = [FEED_COLUMNS.join(',')];
+    const leftOut: { sku: string; reason: string }[] = [];
+    for (const r of rows) {
+      if (!r.photo) {
+        leftOut.push({ sku: r.sku, reason: 'no photo (Meta requires image_link)' });
+        continue;
+      }
+      lines.push(
+        feedLine(r, { company, template: settings.product_url_template, image: photo(r.photo) })
+          .map(field)
+          .join(','),
+      );
+    }
+    return { csv: `${lines.join('\r\n')}\r\n`, rows: lines.length - 1, leftOut };
+  }
+
   return {
     /** Turns the feed on or rotates its secret (the old URL stops working at once); the new URL's secret is shown once. */
     async rotate(companyId: string, template?: string): Promise<{ token: string; template: string }> {
@@ -68,12 +91,15 @@ export function createFeedService({ db, media }: { db: Db; media: Media }) {
       return { token, template: saved.product_url_template };
     },
 
-    /** Whether this is the company's current feed secret (constant time; false when the feed is off). */
-    async verify(companyId: string, token: string): Promise<boolean> {
+    /**
+     * The feed Meta fetches: its CSV when `token` is the company's current secret (compared in constant time), else
+     * undefined (unknown company, wrong or rotated secret, feed off alike). One read of the settings.
+     */
+    async served(companyId: string, token: string, origin: string): Promise<string | undefined> {
       const settings = await feedSettings(db, companyId);
-      if (!settings) return false;
       const given = hash(token);
-      return given.length === settings.token_hash.length && timingSafeEqual(given, settings.token_hash);
+      if (!settings || given.length !== settings.token_hash.length || !timingSafeEqual(given, settings.token_hash)) return undefined;
+      return (await build(companyId, settings, origin, Date.now())).csv;
     },
 
     /** The feed as CSV, and the variants left out (Meta refuses an item without an image). */
@@ -84,25 +110,7 @@ export function createFeedService({ db, media }: { db: Db; media: Media }) {
     ): Promise<{ csv: string; rows: number; leftOut: { sku: string; reason: string }[] }> {
       const settings = await feedSettings(db, companyId);
       if (!settings) throw validationError([{ path: 'company', message: 'the feed is not enabled: run catalog feed with --template first' }]);
-      const [rows, company, photo] = await Promise.all([
-        feedRows(db, companyId),
-        companyName(db, companyId),
-        media.linker(origin, nowMs, FEED_IMAGE_TTL_SECONDS),
-      ]);
-      const lines = [FEED_COLUMNS.join(',')];
-      const leftOut: { sku: string; reason: string }[] = [];
-      for (const r of rows) {
-        if (!r.photo) {
-          leftOut.push({ sku: r.sku, reason: 'no photo (Meta requires image_link)' });
-          continue;
-        }
-        lines.push(
-          feedLine(r, { company, template: settings.product_url_template, image: photo(r.photo) })
-            .map(field)
-            .join(','),
-        );
-      }
-      return { csv: `${lines.join('\r\n')}\r\n`, rows: lines.length - 1, leftOut };
+      return build(companyId, settings, origin, nowMs);
     },
   };
 }

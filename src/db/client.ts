@@ -22,9 +22,10 @@ export interface Db {
 export interface Database extends Db {
   ping(): Promise<void>;
   close(): Promise<void>;
-  /** Queries waiting for a pool connection now (load shedding); always 0 on PGlite, which queues inside itself. */
-  poolWaiting(): number;
-  /** The pool's connections (metrics): open, idle, and queries waiting for one; PGlite is one connection, never waiting. */
+  /**
+   * The pool's connections (metrics, load shedding): open, idle, and queries waiting for one; PGlite is one connection
+   * and queues inside itself, so it never reports a query waiting.
+   */
   poolStats(): { max: number; total: number; idle: number; waiting: number };
   /** Runs SQL text of several statements (migrations) inside one transaction holding `lockKey`. */
   execScriptsLocked(lockKey: number, fn: (exec: (text: string) => Promise<void>, db: Db) => Promise<void>): Promise<void>;
@@ -146,7 +147,6 @@ export function createPgDatabase(opts: PgOptions): Database {
     async ping() {
       await pool.query('SELECT 1');
     },
-    poolWaiting: () => pool.waitingCount,
     poolStats: () => ({ max: opts.poolMax, total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     async close() {
       await pool.end();
@@ -267,7 +267,6 @@ export async function createPgliteDatabase(dataDir: string | undefined): Promise
       async ping() {
         await client.query('SELECT 1');
       },
-      poolWaiting: () => 0,
       poolStats: () => ({ max: 1, total: 1, idle: 1, waiting: 0 }),
       async close() {
         try {

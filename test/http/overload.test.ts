@@ -127,7 +127,7 @@ describe.skipIf(inject('testDb') === null)('database pool bound', () => {
     // two connections busy and one query waiting: the bound is met
     const held = [1, 2, 3].map(() => small.query(sql`SELECT pg_sleep(1.5)`));
     await new Promise((r) => setTimeout(r, 200));
-    expect(small.poolWaiting()).toBe(1);
+    expect(small.poolStats().waiting).toBe(1);
     expectRefusal(
       await a.app.inject({ method: 'GET', url: `${BASE}/catalog/products`, headers: { 'x-api-key': s.key } }),
       /1 queries waiting for a database connection, limit 1/,
@@ -147,7 +147,7 @@ describe.skipIf(inject('testDb') === null)('database pool bound', () => {
     await new Promise((r) => setTimeout(r, 200));
     const first = Array.from({ length: 10 }, order);
     await new Promise((r) => setTimeout(r, 300));
-    expect(small.poolWaiting()).toBeGreaterThanOrEqual(1);
+    expect(small.poolStats().waiting).toBeGreaterThanOrEqual(1);
     const second = await Promise.all(Array.from({ length: 10 }, order));
     for (const r of second) expectRefusal(r, /waiting for a database connection/);
     await Promise.all(hold);

@@ -10,8 +10,27 @@ const progress = (label: string) => (done: number, total: number) => process.std
 
 const companyFlag = { company: { type: 'string' } } as const;
 
+type Ctx = Parameters<CommandGroup[string]['run']>[1];
+
+/** The company named by --company (a usage error when it is missing). */
+async function companyOf(values: Record<string, unknown>, ctx: Ctx) {
+  const slug = str(values.company);
+  if (!slug) throw new UsageError('--company is required');
+  return ctx.services.companies.get(slug);
+}
+
+/** A file given on the command line, read and decoded; a file that cannot be read or decoded is a validation error. */
+function readInput<T>(file: string, decode: (text: string) => T): { path: string; value: T } {
+  const path = resolve(file);
+  try {
+    return { path, value: decode(readFileSync(path, 'utf8')) };
+  } catch (err) {
+    throw new AppError('validation_failed', `cannot read ${path}: ${(err as Error).message}`);
+  }
+}
+
 /** A refusal with a list of problems: each on its own line (or the list as JSON with --json); nothing was changed. */
-function printProblems(err: unknown, ctx: Parameters<CommandGroup[string]['run']>[1]): void {
+function printProblems(err: unknown, ctx: Ctx): void {
   if (!(err instanceof AppError) || !Array.isArray(err.details)) return;
   if (ctx.json) ctx.out(JSON.stringify({ error: err.message, problems: err.details }, null, 2));
   else for (const p of err.details as FieldIssue[]) process.stderr.write(`  ${p.path}: ${p.message}\n`);
@@ -27,16 +46,8 @@ export const catalogCommands: CommandGroup = {
     summary: 'import (upsert by SKU/slug/code) a catalogue file in one transaction; see docs/catalogue-import.md',
     async run(argv, ctx) {
       const { values, pos } = parse(argv, companyFlag, ['file.json']);
-      const slug = str(values.company);
-      if (!slug) throw new UsageError('--company is required');
-      const company = await ctx.services.companies.get(slug);
-      const path = resolve(pos[0]);
-      let input: unknown;
-      try {
-        input = JSON.parse(readFileSync(path, 'utf8'));
-      } catch (err) {
-        throw new AppError('validation_failed', `cannot read ${path}: ${(err as Error).message}`);
-      }
+      const company = await companyOf(values, ctx);
+      const { path, value: input } = readInput(pos[0], (text): unknown => JSON.parse(text));
       try {
         const summary = await ctx.services.catalogueImport.importCatalogue(company.id, input, { baseDir: dirname(path), onProgress: progress('imported') });
         ctx.out(
@@ -57,9 +68,7 @@ export const catalogCommands: CommandGroup = {
     summary: 'write the catalogue in the import format (to stdout, or to a file with its photos in <file dir>/photos/)',
     async run(argv, ctx) {
       const { values, pos } = parse(argv, companyFlag, ['file.json?']);
-      const slug = str(values.company);
-      if (!slug) throw new UsageError('--company is required');
-      const company = await ctx.services.companies.get(slug);
+      const company = await companyOf(values, ctx);
       const target = pos[0] ? resolve(pos[0]) : undefined;
       const { file, photos } = await ctx.services.catalogueImport.exportCatalogue(company.id, target ? 'photos/' : '');
       const text = JSON.stringify(file, null, 2);
@@ -81,16 +90,8 @@ export const catalogCommands: CommandGroup = {
     summary: 'set on-hand stock from a CSV (columns sku or barcode, on_hand, location?) in one transaction; reservations untouched',
     async run(argv, ctx) {
       const { values, pos } = parse(argv, companyFlag, ['stock.csv']);
-      const slug = str(values.company);
-      if (!slug) throw new UsageError('--company is required');
-      const company = await ctx.services.companies.get(slug);
-      const path = resolve(pos[0]);
-      let text: string;
-      try {
-        text = readFileSync(path, 'utf8');
-      } catch (err) {
-        throw new AppError('validation_failed', `cannot read ${path}: ${(err as Error).message}`);
-      }
+      const company = await companyOf(values, ctx);
+      const { path, value: text } = readInput(pos[0], (t) => t);
       const started = Date.now();
       try {
         const file = readStockFile(text);

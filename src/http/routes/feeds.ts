@@ -14,8 +14,8 @@ export function registerFeedRoutes(app: FastifyInstance, { media, feeds }: Pick<
   app.get('/feeds/meta/:company/:file', async (req, reply) => {
     const { company, file } = req.params as { company: string; file: string };
     const token = FILE.exec(file)?.[1];
-    if (!COMPANY.test(company) || !token || !(await feeds.verify(company, token))) throw new AppError('not_found', 'no such feed');
-    const feed = await feeds.csv(company, media.origin(req));
-    return reply.header('content-type', 'text/csv; charset=utf-8').header('cache-control', 'no-store').send(feed.csv);
+    const csv = COMPANY.test(company) && token ? await feeds.served(company, token, media.origin(req)) : undefined;
+    if (csv === undefined) throw new AppError('not_found', 'no such feed');
+    return reply.header('content-type', 'text/csv; charset=utf-8').header('cache-control', 'no-store').send(csv);
   });
 }
