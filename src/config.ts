@@ -90,6 +90,14 @@ export const configSchema = z.object({
     .min(60)
     .max(30 * 86400)
     .default(86400),
+  // Catalogue import: photos named by URL (docs/catalogue-import.md). The ALLOW setting (http:// and loopback or private
+  // addresses) is for development and tests only, as for webhooks.
+  IMPORT_PHOTO_ALLOW_LOCAL: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((v) => v === 'true'),
+  IMPORT_PHOTO_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(15_000),
+  IMPORT_PHOTO_CONCURRENCY: z.coerce.number().int().min(1).max(32).default(4),
   // Webhooks (issue 14). The two ALLOW settings are for development and tests only: never in production.
   WEBHOOK_ALLOW_HTTP: z
     .enum(['true', 'false'])

@@ -2,6 +2,7 @@ import type { Config } from '../config.js';
 import type { Db } from '../db/index.js';
 import { createMediaService } from '../media/media.service.js';
 import { createCatalogueImportService } from './import/index.js';
+import { DEFAULT_PHOTO_FETCH } from './import/photo-fetch.js';
 import { createCatalogueService } from './catalogue.service.js';
 import { createCatalogueCache } from './catalogue-cache.js';
 import { createStockService } from './stock.service.js';
@@ -15,7 +16,17 @@ export function createCatalogueServices({ db, config }: { db: Db; config: Config
     media,
     catalogueCache,
     catalogue: createCatalogueService({ db, media, cache: catalogueCache }),
-    catalogueImport: createCatalogueImportService({ db, mediaDir: config.MEDIA_DIR }),
+    catalogueImport: createCatalogueImportService({
+      db,
+      mediaDir: config.MEDIA_DIR,
+      photoFetch: {
+        ...DEFAULT_PHOTO_FETCH,
+        allowHttp: config.IMPORT_PHOTO_ALLOW_LOCAL,
+        allowPrivate: config.IMPORT_PHOTO_ALLOW_LOCAL,
+        timeoutMs: config.IMPORT_PHOTO_TIMEOUT_MS,
+        concurrency: config.IMPORT_PHOTO_CONCURRENCY,
+      },
+    }),
     stock: createStockService({ db }),
     feeds: createFeedService({ db, media }),
   };

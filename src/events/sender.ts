@@ -1,7 +1,7 @@
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
-import { guardedLookup, isForbiddenAddress, type DestinationPolicy } from './destination.js';
+import { guardedLookup, isForbiddenAddress, type DestinationPolicy } from '../lib/destination.js';
 
 export interface SendResult {
   /** the HTTP status, or null when no response came (refused, network error, timeout) */

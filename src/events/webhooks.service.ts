@@ -4,7 +4,7 @@ import { AppError, notFound, validationError } from '../contract/errors.js';
 import { MAX_WEBHOOK_ENDPOINTS, type CreateWebhookBody, type WebhookEndpoint } from '../contract/webhooks.js';
 import { newId } from '../lib/ids.js';
 import { signWebhook, WEBHOOK_ID_HEADER, WEBHOOK_SIGNATURE_HEADER } from '../lib/webhook-signature.js';
-import { checkDestination, DestinationError, type DestinationPolicy } from './destination.js';
+import { checkDestination, DestinationError, type DestinationPolicy } from '../lib/destination.js';
 import {
   countEndpoints,
   enableEndpoint,

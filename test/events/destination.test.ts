@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkDestination, isForbiddenAddress } from '../../src/events/destination.js';
+import { checkDestination, isForbiddenAddress } from '../../src/lib/destination.js';
 
 describe('webhook destinations', () => {
   it('forbids loopback, private, link-local, metadata, CGNAT, multicast and unspecified addresses, v4 and v6', () => {

@@ -6,6 +6,7 @@ import { AppError, validationError, type FieldIssue } from '../../contract/error
 import { checkTaxProfile } from '../../companies/tax-profile.service.js';
 import { issuesToDetails } from '../../contract/validation.js';
 import { catalogueSections, productEntry, type CatalogueFile, type ProductEntry } from '../../contract/catalogue-file.js';
+import { isPhotoUrl, type Fetched } from './photo-fetch.js';
 import { locatePhoto, type PhotoCopy } from './photos.js';
 
 /** Checks the whole file against itself and the catalogue, reporting every problem with its place; changes nothing. */
@@ -14,6 +15,7 @@ export async function checkCatalogue(
   companyId: string,
   input: unknown,
   baseDir: string,
+  fetched: Map<string, Fetched> = new Map(),
 ): Promise<{ file: CatalogueFile; photos: Map<string, PhotoCopy> }> {
   const problems: FieldIssue[] = [];
   const problem = (path: string, message: string) => problems.push({ path, message });
@@ -109,7 +111,10 @@ export async function checkCatalogue(
   const fileBarcode = new Map<string, string>();
   const photos = new Map<string, PhotoCopy>();
   const checkPhoto = (where: string, name: string) => {
-    const found = locatePhoto(companyId, baseDir, name);
+    // a photo named by URL was fetched before the check (photo-fetch.ts); its file is checked like any other
+    const got = isPhotoUrl(name) ? (fetched.get(name) ?? { problem: `${name} was not fetched` }) : undefined;
+    if (got && 'problem' in got) return problem(where, got.problem);
+    const found = locatePhoto(companyId, baseDir, got ? got.path : name);
     if ('problem' in found) problem(where, found.problem);
     else photos.set(name, found);
   };

@@ -23,6 +23,11 @@ export interface ImportOptions {
   /** folder photo `file` paths are relative to (the import file's folder) */
   baseDir: string;
   onProgress?: (done: number, total: number) => void;
+  /** after each photo named by URL is fetched */
+  onPhotoProgress?: (done: number, total: number, failed: number) => void;
+  /** a photo that cannot be fetched is left out (and told through onNote) instead of stopping the import */
+  skipBadPhotos?: boolean;
+  onNote?: (text: string) => void;
 }
 
 /** The import's statements: upserts everything by SKU/slug/code inside the caller's transaction (the file is already checked). */

@@ -3,6 +3,7 @@ import { dirname, join, resolve } from 'node:path';
 import { AppError, type FieldIssue } from '../../contract/errors.js';
 import { generateCatalogue } from '../../catalogue/catalogue.generate.js';
 import { readStockFile } from '../../catalogue/stock-file.js';
+import { STOREFRONT_FORMATS, type StorefrontFormat } from '../../catalogue/import/index.js';
 import { parse, str, UsageError } from '../args.js';
 import type { CommandGroup } from '../command.js';
 
@@ -42,20 +43,70 @@ function printProblems(err: unknown, ctx: Ctx): void {
  */
 export const catalogCommands: CommandGroup = {
   'catalog import': {
-    usage: 'catalog import --company <id|slug> <file.json>',
-    summary: 'import (upsert by SKU/slug/code) a catalogue file in one transaction; see docs/catalogue-import.md',
+    usage:
+      'catalog import --company <id|slug> <file.json | shopify.csv | woocommerce.csv> [--format json|shopify|woocommerce] [--tax-rate <GST %>] [--hsn <code>] [--tax-map <map.csv>] [--location <code>] [--skip-bad-photos]',
+    summary: 'import (upsert by SKU/slug/code) our catalogue file or a Shopify/WooCommerce product export in one transaction; see docs/catalogue-import.md',
     async run(argv, ctx) {
-      const { values, pos } = parse(argv, companyFlag, ['file.json']);
+      const { values, pos } = parse(
+        argv,
+        {
+          ...companyFlag,
+          format: { type: 'string' },
+          'tax-rate': { type: 'string' },
+          hsn: { type: 'string' },
+          'tax-map': { type: 'string' },
+          location: { type: 'string' },
+          'skip-bad-photos': { type: 'boolean' },
+        },
+        ['file'],
+      );
       const company = await companyOf(values, ctx);
-      const { path, value: input } = readInput(pos[0], (text): unknown => JSON.parse(text));
+      const format = str(values.format);
+      if (format !== undefined && format !== 'json' && !(STOREFRONT_FORMATS as readonly string[]).includes(format))
+        throw new UsageError('--format must be json, shopify or woocommerce');
+      const photoProgress = (done: number, total: number, failed: number) => {
+        if (done % 25 === 0 || done === total) process.stderr.write(`photos: ${done}/${total} fetched${failed ? `, ${failed} failed` : ''}\n`);
+      };
+      const opts = { onProgress: progress('imported'), onPhotoProgress: photoProgress, skipBadPhotos: values['skip-bad-photos'] === true };
       try {
-        const summary = await ctx.services.catalogueImport.importCatalogue(company.id, input, { baseDir: dirname(path), onProgress: progress('imported') });
+        let summary;
+        let notes: string[] = [];
+        let read = 'catalogue file';
+        const { path, value: text } = readInput(pos[0], (t) => t);
+        // our format is JSON; an export is CSV (told apart by its first character unless --format names it)
+        if (
+          format === 'json' ||
+          (format === undefined &&
+            text
+              .replace(/^\uFEFF/, '')
+              .trimStart()
+              .startsWith('{'))
+        ) {
+          const input = readInput(pos[0], (t): unknown => JSON.parse(t)).value;
+          summary = await ctx.services.catalogueImport.importCatalogue(company.id, input, { ...opts, baseDir: dirname(path), onNote: (n) => notes.push(n) });
+        } else {
+          const taxMap = values['tax-map'] ? readInput(str(values['tax-map'])!, (t) => t).value : undefined;
+          const result = await ctx.services.catalogueImport.importStorefront(company.id, text, {
+            ...opts,
+            baseDir: dirname(path),
+            format: format as StorefrontFormat | undefined,
+            taxRate: str(values['tax-rate']),
+            hsn: str(values.hsn),
+            taxMap,
+            location: str(values.location),
+          });
+          ({ summary, notes } = result);
+          read = `${result.format === 'shopify' ? 'Shopify' : 'WooCommerce'} export`;
+        }
         ctx.out(
           ctx.json
-            ? JSON.stringify(summary, null, 2)
-            : `imported into ${company.slug}: ${Object.entries(summary)
-                .map(([k, n]) => `${n} ${k}`)
-                .join(', ')}`,
+            ? JSON.stringify({ ...summary, notes }, null, 2)
+            : [
+                `imported ${read} into ${company.slug}: ${Object.entries(summary)
+                  .map(([k, n]) => `${n} ${k}`)
+                  .join(', ')}`,
+                ...notes.map((n) => `  note: ${n}`),
+              ].join('\n'),
         );
       } catch (err) {
         printProblems(err, ctx);
