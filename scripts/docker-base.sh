@@ -72,5 +72,5 @@ RUN mkdir -p /usr/local/lib/node_modules/npm \\
 ENV NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt
 CMD ["node"]
 EOF
-DOCKER_BUILDKIT=0 docker build -q -t "$image" "$work/ctx" >/dev/null
+DOCKER_BUILDKIT=0 docker build -t "$image" "$work/ctx" >"$work/build.log" 2>&1 || { tail -20 "$work/build.log"; exit 1; }
 say "built the stand-in $image ($(docker image inspect -f '{{.Size}}' "$image" | awk '{printf "%.0f MB", $1 / 1e6}'))"
