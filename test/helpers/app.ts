@@ -9,6 +9,7 @@ import { createServices, type Services } from '../../src/services.js';
 import type { Database } from '../../src/db/index.js';
 import type { Redis } from 'ioredis';
 import { createTestDatabase, type TestDatabase } from './db.js';
+import { logSink } from './log-sink.js';
 
 export function testConfig(overrides: Partial<Record<keyof Config, string>> = {}): Config {
   return configSchema.parse({
@@ -38,10 +39,12 @@ export async function buildTestApp(db: Database, overrides: Partial<Record<keyof
   const config = testConfig(overrides);
   const chunks: string[] = [];
   const logs: Record<string, unknown>[] = [];
+  const sink = logSink();
   const stream = new Writable({
     write(chunk, _enc, cb) {
       const text = chunk.toString();
       chunks.push(text);
+      sink(text);
       for (const line of text.split('\n')) if (line.trim()) logs.push(JSON.parse(line));
       cb();
     },

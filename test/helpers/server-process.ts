@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { logSink } from './log-sink.js';
 
 /**
  * The service as a real process (`node --import tsx src/server.ts`: one process, so SIGKILL hits the server itself),
@@ -16,7 +17,8 @@ export function serverProcesses() {
           SEED_DEMO: 'false',
           PORT: '0',
           HOST: '127.0.0.1',
-          LOG_LEVEL: 'warn',
+          // at info when the logs are kept for the personal-data scan (TEST_LOG_DIR), so request lines are scanned too
+          LOG_LEVEL: process.env.TEST_LOG_DIR ? 'info' : 'warn',
           REDIS_URL: '',
           RATE_LIMIT_MAX: '100000',
           ...env,
@@ -25,6 +27,9 @@ export function serverProcesses() {
       });
       children.push(child);
       let out = '';
+      const sink = logSink();
+      child.stdout.on('data', (chunk: Buffer) => sink(chunk.toString()));
+      child.stderr.on('data', (chunk: Buffer) => sink(chunk.toString()));
       return new Promise((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error(`server did not start: ${out}`)), 60_000);
         child.stdout.on('data', (chunk: Buffer) => {
