@@ -18,6 +18,7 @@ import { registerOpenApi } from './http/openapi.js';
 import { registerOriginCheck } from './http/origin.js';
 import { registerOverload } from './http/overload.js';
 import { createMetrics, registerRequestMetrics, withOrderMetrics, type Metrics } from './http/metrics.js';
+import { registerTraceLogging, withOrderTracing } from './http/tracing.js';
 import { createServices, type Services } from './services.js';
 import { registerApiRoutes, registerPublicRoutes } from './http/routes/index.js';
 
@@ -81,6 +82,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const metrics = deps.metrics ?? createMetrics(db);
   app.decorate('metrics', metrics);
   registerRequestMetrics(app, metrics);
+  registerTraceLogging(app);
   registerErrorHandling(app);
   registerRequestEdges(app);
   app.addHook('onSend', async (req, reply) => {
@@ -99,8 +101,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Before every route: the OpenAPI document only sees routes registered after it.
   await registerOpenApi(app, config);
 
-  // Every order placed through REST or MCP is counted and timed (metrics) by wrapping the one service both call.
-  const services = withOrderMetrics(deps.services ?? createServices({ db, config }), metrics);
+  // Every order placed through REST or MCP is counted and timed (metrics) and traced by wrapping the one service both call.
+  const services = withOrderTracing(withOrderMetrics(deps.services ?? createServices({ db, config }), metrics));
   registerPublicRoutes(app, { db, services, config, redis, draining: deps.draining ?? (() => false), overload });
 
   await app.register(
