@@ -1,5 +1,5 @@
 import { register } from 'node:module';
-import { maskUrl } from './lib/log-privacy.js';
+import { MASK, maskUrl } from './lib/log-privacy.js';
 
 /**
  * OpenTelemetry traces (issue 19, docs/operations.md "Traces"), on only when OTEL_EXPORTER_OTLP_ENDPOINT (or
@@ -79,8 +79,9 @@ export async function startTracing(env: Env = process.env): Promise<Tracing | nu
       // Outbound fetches carry traceparent; their query strings (possible tokens) are left out of the span.
       new undici.UndiciInstrumentation({
         requestHook: (span, request) => {
-          const url = `${request.origin}${request.path.split('?')[0]}`;
-          span.setAttributes({ 'url.full': url, 'url.query': '' });
+          const [path, query] = request.path.split('?');
+          span.setAttribute('url.full', `${request.origin}${path}`);
+          if (query) span.setAttribute('url.query', MASK);
         },
       }),
     ],
