@@ -29,9 +29,9 @@ export interface AppDeps {
   /** pino options or `false`; tests pass a stream to read logs. */
   logger?: FastifyServerOptions['loggerInstance'] | FastifyServerOptions['logger'];
   services?: Services;
-  /** true once the process is shutting down: readiness fails (src/server.ts). */
+  /** true once the process is shutting down: readiness fails (src/main.ts). */
   draining?: () => boolean;
-  /** Prometheus metrics; made here when not given. src/server.ts serves them on METRICS_PORT. */
+  /** Prometheus metrics; made here when not given. src/main.ts serves them on METRICS_PORT. */
   metrics?: Metrics;
 }
 
@@ -65,7 +65,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // Off unless TRUST_PROXY names the proxies in front: then req.ip/host/protocol come from X-Forwarded-*.
     trustProxy: trustProxyFn(config.TRUST_PROXY),
     // While closing, a request arriving on a kept-alive connection is still served (with Connection: close), not
-    // refused with Fastify's own 503 body: the pools close only after every request has finished (src/server.ts).
+    // refused with Fastify's own 503 body: the pools close only after every request has finished (src/main.ts).
     return503OnClosing: false,
     forceCloseConnections: 'idle',
     // Refusals before routing (Node's parser, Fastify's router, Host and URL length) in our error shape: src/http/client-errors.ts.
