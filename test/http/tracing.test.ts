@@ -151,6 +151,8 @@ describe.skipIf(!SERVER)('traces exported over OTLP (a real process)', () => {
     expect(http.parentSpanId).toBe(callerSpan); // the caller's span is the parent: traceparent honoured
     expect(attr(http, 'http.route')).toBe('/api/v1/commerce/orders');
     expect(attr(http, 'http.response.status_code')).toBe(201);
+    // the handler span is named after the plugin context: short, not an anonymous function's source
+    expect(spans.find((s) => s.name.startsWith('handler'))?.name).toBe('handler - apiRoutes -> @fastify/rate-limit');
     const place = spans.find((s) => s.name === 'orders.place')!;
     expect(descends(spans, place, http.spanId)).toBe(true);
     const sql = spans.filter((s) => s.scope.includes('instrumentation-pg') && attr(s, 'db.query.text') !== undefined);
