@@ -9,10 +9,11 @@ import { MASK, maskUrl } from './lib/log-privacy.js';
  *
  * Spans: the HTTP request (@fastify/otel, which also honours an incoming W3C `traceparent`), `orders.place`
  * (src/http/tracing.ts), MCP tool calls (src/mcp/server.ts), every SQL statement (pg: the parameterised text, never
- * the values), Redis commands (the command name only) and outbound fetches (undici: webhooks and couriers, which
- * carry `traceparent` out). The standard OTEL_* variables apply: OTEL_SERVICE_NAME (default `commerce-api`),
- * OTEL_RESOURCE_ATTRIBUTES, OTEL_EXPORTER_OTLP_PROTOCOL (`http/protobuf`, the default, or `http/json`),
- * OTEL_EXPORTER_OTLP_HEADERS, OTEL_TRACES_SAMPLER(_ARG), OTEL_BSP_*.
+ * the values), Redis commands (the command name only) and outbound fetches (undici: the courier API), which carry
+ * `traceparent` out; webhook sends are traced in src/events/sender.ts. The standard OTEL_* variables apply:
+ * OTEL_SERVICE_NAME (default `commerce-api`), OTEL_RESOURCE_ATTRIBUTES, OTEL_EXPORTER_OTLP_PROTOCOL (`http/protobuf`,
+ * the default, or `http/json`), OTEL_EXPORTER_OTLP_HEADERS, OTEL_TRACES_SAMPLER(_ARG), OTEL_BSP_*. `env` decides
+ * whether tracing starts and with which exporter; the SDK reads the rest from process.env itself.
  */
 export interface Tracing {
   /** Sends the spans still buffered and stops (at shutdown). */
