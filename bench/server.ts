@@ -5,9 +5,13 @@
  *   GET /bench/select1  SELECT 1 through the same database pool
  */
 import { sql } from 'drizzle-orm';
-import { buildApp } from '../src/app.js';
-import { openMigratedDatabase } from '../src/boot.js';
-import { loadConfig } from '../src/config.js';
+import { startTracing } from '../src/telemetry.js';
+
+// As src/server.ts: tracing (when OTEL_EXPORTER_OTLP_ENDPOINT is set) before the modules it instruments are loaded.
+const tracing = await startTracing();
+const { buildApp } = await import('../src/app.js');
+const { openMigratedDatabase } = await import('../src/boot.js');
+const { loadConfig } = await import('../src/config.js');
 
 const config = loadConfig({ LOG_LEVEL: 'warn', SEED_DEMO: 'false', RATE_LIMIT_MAX: '100000000', ...process.env });
 const db = await openMigratedDatabase(config);
@@ -24,6 +28,7 @@ process.stdout.write(`BENCH_SERVER_READY ${typeof address === 'object' && addres
 const stop = async () => {
   await app.close();
   await db.close();
+  await tracing?.shutdown();
   process.exit(0);
 };
 // stop() ends the process itself; a failure to close is an unhandled rejection, which ends it too.

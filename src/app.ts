@@ -18,6 +18,7 @@ import { registerOpenApi } from './http/openapi.js';
 import { registerOriginCheck } from './http/origin.js';
 import { registerOverload } from './http/overload.js';
 import { createMetrics, registerRequestMetrics, withOrderMetrics, type Metrics } from './http/metrics.js';
+import { registerTraceLogging, withOrderTracing } from './http/tracing.js';
 import { createServices, type Services } from './services.js';
 import { registerApiRoutes, registerPublicRoutes } from './http/routes/index.js';
 
@@ -28,9 +29,9 @@ export interface AppDeps {
   /** pino options or `false`; tests pass a stream to read logs. */
   logger?: FastifyServerOptions['loggerInstance'] | FastifyServerOptions['logger'];
   services?: Services;
-  /** true once the process is shutting down: readiness fails (src/server.ts). */
+  /** true once the process is shutting down: readiness fails (src/main.ts). */
   draining?: () => boolean;
-  /** Prometheus metrics; made here when not given. src/server.ts serves them on METRICS_PORT. */
+  /** Prometheus metrics; made here when not given. src/main.ts serves them on METRICS_PORT. */
   metrics?: Metrics;
 }
 
@@ -64,7 +65,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // Off unless TRUST_PROXY names the proxies in front: then req.ip/host/protocol come from X-Forwarded-*.
     trustProxy: trustProxyFn(config.TRUST_PROXY),
     // While closing, a request arriving on a kept-alive connection is still served (with Connection: close), not
-    // refused with Fastify's own 503 body: the pools close only after every request has finished (src/server.ts).
+    // refused with Fastify's own 503 body: the pools close only after every request has finished (src/main.ts).
     return503OnClosing: false,
     forceCloseConnections: 'idle',
     // Refusals before routing (Node's parser, Fastify's router, Host and URL length) in our error shape: src/http/client-errors.ts.
@@ -81,6 +82,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const metrics = deps.metrics ?? createMetrics(db);
   app.decorate('metrics', metrics);
   registerRequestMetrics(app, metrics);
+  registerTraceLogging(app);
   registerErrorHandling(app);
   registerRequestEdges(app);
   app.addHook('onSend', async (req, reply) => {
@@ -99,12 +101,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Before every route: the OpenAPI document only sees routes registered after it.
   await registerOpenApi(app, config);
 
-  // Every order placed through REST or MCP is counted and timed (metrics) by wrapping the one service both call.
-  const services = withOrderMetrics(deps.services ?? createServices({ db, config }), metrics);
+  // Every order placed through REST or MCP is counted and timed (metrics) and traced by wrapping the one service both call.
+  const services = withOrderTracing(withOrderMetrics(deps.services ?? createServices({ db, config }), metrics));
   registerPublicRoutes(app, { db, services, config, redis, draining: deps.draining ?? (() => false), overload });
 
   await app.register(
-    async (api) => {
+    // Named: Fastify names the context after its plugin function (an anonymous one by its source), and traces show it.
+    async function apiRoutes(api) {
       // Before the key is looked at: a page on a foreign origin learns nothing, not even whether its key is valid.
       registerOriginCheck(api, config.ALLOWED_ORIGINS, config.PUBLIC_URL);
       const failures = redis ? redisFailureCounter(redis, config.RATE_LIMIT_WINDOW_MS) : memoryFailureCounter(config.RATE_LIMIT_WINDOW_MS);

@@ -1,89 +1,16 @@
-import { pino } from 'pino';
-import { buildApp } from './app.js';
-import { logOptions } from './lib/log-privacy.js';
-import { openMigratedDatabase, openRedis } from './boot.js';
-import { ConfigError, loadConfig } from './config.js';
-import { createServices } from './services.js';
-import { createCourierWorker } from './fulfilment/worker.js';
-import { createDeliveryWorker } from './events/delivery-worker.js';
-import { DEMO_SLUG, seedDemo } from './seed/demo.js';
-import { startMetricsServer } from './http/metrics.js';
+import { ConfigError } from './config.js';
+import { startTracing, TracingConfigError } from './telemetry.js';
 
-async function main(): Promise<void> {
-  const config = loadConfig();
-  const logger = pino(logOptions(config.LOG_LEVEL));
-  const db = await openMigratedDatabase(config, (msg) => logger.info(msg));
-  const redis = config.REDIS_URL ? await openRedis(config.REDIS_URL) : undefined;
-  const services = createServices({ db, config });
-  const demo = config.SEED_DEMO ? await seedDemo(db, services, (msg) => logger.info(msg)) : null;
-
-  let draining = false;
-  const app = await buildApp({ config, db, redis, logger, services, draining: () => draining });
-  await app.listen({ host: config.HOST, port: config.PORT });
-  const address = app.server.address();
-  const port = typeof address === 'object' && address ? address.port : config.PORT;
-  const host = config.HOST === '0.0.0.0' || config.HOST === '::' ? '127.0.0.1' : config.HOST;
-  const baseUrl = `${config.PUBLIC_URL ?? `http://${host}:${port}`}${config.BASE_PATH}`;
-
-  const lines = [
-    '',
-    `Commerce API ready on ${baseUrl}  (database: ${db.kind === 'pglite' ? `embedded, ${config.DATA_DIR}` : 'PostgreSQL server'})`,
-    demo
-      ? `Demo company "${DEMO_SLUG}" created. Its API key, shown only this once:\n\n    ${demo.key}\n\n  Try: curl -H "X-API-KEY: ${demo.key}" ${baseUrl}/catalog/products`
-      : `Demo key was printed on first start. A new one: npm run admin -- key create --company ${DEMO_SLUG}`,
-    `  Reference: ${baseUrl}/docs`,
-    '',
-  ];
-  process.stdout.write(`${lines.join('\n')}\n`);
-
-  // Courier bookings (transactional outbox); several instances may run it: jobs are claimed with SKIP LOCKED.
-  const worker = config.FULFILMENT_WORKER_ENABLED
-    ? createCourierWorker({ db, config, log: logger.child({ component: 'courier-worker' }), onOutcome: app.metrics.courierOutcome })
-    : null;
-  worker?.start();
-  // Webhook deliveries (the events outbox); several instances may run it: deliveries are claimed with SKIP LOCKED.
-  const deliveries = config.WEBHOOK_WORKER_ENABLED
-    ? createDeliveryWorker({ db, config, log: logger.child({ component: 'webhook-worker' }), onOutcome: app.metrics.webhookOutcome })
-    : null;
-  deliveries?.start();
-  // Prometheus metrics on a port of their own, never the public one (docs/operations.md).
-  const metricsServer = config.METRICS_PORT ? await startMetricsServer(app.metrics, config.METRICS_HOST ?? config.HOST, config.METRICS_PORT) : null;
-  if (metricsServer) logger.info({ port: metricsServer.port }, 'metrics served on GET /metrics');
-
-  // SIGTERM: readiness fails first and requests are still served for SHUTDOWN_DRAIN_MS (a load balancer takes the
-  // instance out), then the server stops accepting and finishes what is in flight while the workers finish or release
-  // their jobs, then the pools close. SHUTDOWN_TIMEOUT_MS bounds it all from the signal on.
-  const shutdown = async (signal: string) => {
-    if (draining) return;
-    draining = true;
-    logger.info({ signal, drainMs: config.SHUTDOWN_DRAIN_MS }, 'shutting down: readiness fails, draining');
-    const force = setTimeout(() => {
-      logger.error('shutdown timed out; exiting');
-      process.exit(1);
-    }, config.SHUTDOWN_TIMEOUT_MS);
-    force.unref();
-    try {
-      await new Promise((r) => setTimeout(r, config.SHUTDOWN_DRAIN_MS));
-      logger.info('shutting down: finishing requests in flight');
-      // A keep-alive connection whose request was in flight when closing began goes idle afterwards and would hold
-      // close() open until its keep-alive timeout: such connections are closed as they go idle.
-      const reaper = setInterval(() => app.server.closeIdleConnections(), 100);
-      await Promise.all([worker?.stop(), deliveries?.stop(), app.close()]).finally(() => clearInterval(reaper));
-      metricsServer?.server.close();
-      await db.close();
-      await redis?.quit().catch(() => {});
-      logger.info('stopped');
-      process.exit(0);
-    } catch (err) {
-      logger.error({ err }, 'shutdown failed');
-      process.exit(1);
-    }
-  };
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
-  process.on('SIGINT', () => void shutdown('SIGINT'));
-}
-
-main().catch((err) => {
-  process.stderr.write(`${err instanceof ConfigError ? err.message : `Failed to start: ${err instanceof Error ? err.message : String(err)}`}\n`);
+/**
+ * The entry point (npm start, the image). Tracing starts first when OTEL_EXPORTER_OTLP_ENDPOINT is set: its hooks
+ * patch pg, ioredis and fastify only if they are loaded after it, so the service (src/main.ts) is imported after.
+ */
+try {
+  const tracing = await startTracing();
+  const { main } = await import('./main.js');
+  await main(tracing);
+} catch (err) {
+  const known = err instanceof ConfigError || err instanceof TracingConfigError;
+  process.stderr.write(`${known ? err.message : `Failed to start: ${err instanceof Error ? err.message : String(err)}`}\n`);
   process.exit(1);
-});
+}

@@ -2,6 +2,7 @@ import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
 import { guardedLookup, isForbiddenAddress, type DestinationPolicy } from '../lib/destination.js';
+import { outboundRequest } from '../lib/tracing.js';
 
 export interface SendResult {
   /** the HTTP status, or null when no response came (refused, network error, timeout) */
@@ -20,13 +21,23 @@ export function sendWebhook(
   headers: Record<string, string>,
   opts: { policy: DestinationPolicy; timeoutMs: number; signal?: AbortSignal },
 ): Promise<SendResult> {
+  let target: URL;
+  try {
+    target = new URL(url);
+  } catch {
+    return Promise.resolve({ status: null, error: 'invalid URL' });
+  }
+  // Traced as a CLIENT span; the receiver gets its traceparent (docs/operations.md, Traces).
+  return outboundRequest('POST', target, (traceHeaders) => post(target, body, { ...headers, ...traceHeaders }, opts));
+}
+
+function post(
+  target: URL,
+  body: string,
+  headers: Record<string, string>,
+  opts: { policy: DestinationPolicy; timeoutMs: number; signal?: AbortSignal },
+): Promise<SendResult> {
   return new Promise((resolve) => {
-    let target: URL;
-    try {
-      target = new URL(url);
-    } catch {
-      return resolve({ status: null, error: 'invalid URL' });
-    }
     const host = target.hostname.replace(/^\[|\]$/g, '');
     if (!opts.policy.allowPrivate && isIP(host) && isForbiddenAddress(host)) return resolve({ status: null, error: 'refused: forbidden address' });
     if (target.protocol !== 'https:' && !(target.protocol === 'http:' && opts.policy.allowHttp)) return resolve({ status: null, error: 'refused: not https' });

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { AppError, errorBody, inputRefusedByDatabase, type ErrorBody } from '../contract/errors.js';
 import { toValidationError } from '../contract/validation.js';
 import { compileSerializer } from '../contract/serializer.js';
+import { contextFromMeta, inSpan, markFailed } from '../lib/tracing.js';
 import { TOOLS, type ToolContext, type ToolDefinition } from './tools.js';
 
 export const SERVER_INFO = { name: 'commerce-api', title: 'Catalogue, Orders and Customers', version: '1.3.0' };
@@ -37,11 +38,27 @@ export interface ToolObserver {
 }
 
 /** Runs one tool call: validate with the REST schema, call the service, answer in the REST shape. */
-export async function callTool(ctx: ToolContext, name: string, args: unknown, observe: ToolObserver): Promise<CallToolResult> {
+/**
+ * Runs one tool call in a span `tools/call <tool>` (MCP semantic conventions), whose parent is the W3C trace
+ * context in the request's `params._meta` (`traceparent`, `tracestate`) when the client sends one, else the HTTP span.
+ */
+export async function callTool(ctx: ToolContext, name: string, args: unknown, observe: ToolObserver, meta?: unknown): Promise<CallToolResult> {
   const tool = TOOLS_BY_NAME.get(name);
-  const result = await runTool(ctx, tool, name, args, observe);
-  observe.called?.(tool ? name : 'unknown', result.isError ? errorCodeOf(result) : 'ok');
-  return result;
+  const known = tool ? name : 'unknown';
+  const attributes = { 'mcp.method.name': 'tools/call', 'gen_ai.tool.name': known };
+  return inSpan(
+    `tools/call ${known}`,
+    attributes,
+    async (span) => {
+      const result = await runTool(ctx, tool, name, args, observe);
+      const outcome = result.isError ? errorCodeOf(result) : 'ok';
+      if (result.isError) markFailed(span, outcome);
+      observe.called?.(known, outcome);
+      return result;
+    },
+    () => 'internal',
+    contextFromMeta(meta),
+  );
 }
 
 const errorCodeOf = (result: CallToolResult) => {
@@ -78,6 +95,6 @@ async function runTool(ctx: ToolContext, tool: ToolDefinition | undefined, name:
 export function createMcpServer(ctx: ToolContext, observe: ToolObserver): Server {
   const server = new Server(SERVER_INFO, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: TOOL_LIST }));
-  server.setRequestHandler(CallToolRequestSchema, async (req) => callTool(ctx, req.params.name, req.params.arguments, observe));
+  server.setRequestHandler(CallToolRequestSchema, async (req) => callTool(ctx, req.params.name, req.params.arguments, observe, req.params._meta));
   return server;
 }
