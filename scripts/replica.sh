@@ -7,7 +7,7 @@
 #   scripts/replica.sh start PORT    start it again (after kill)
 #   scripts/replica.sh kill PORT     SIGKILL its postmaster and every process of it
 #   scripts/replica.sh remove PORT   stop and delete it, and drop its slot on the primary
-#   scripts/replica.sh remove-all    remove every replica this script made
+#   scripts/replica.sh remove-stale  remove every replica this script made whose maker (the process that ran create) is gone
 set -euo pipefail
 
 primary_port=${PRIMARY_PORT:-5432}
@@ -51,6 +51,15 @@ start_cluster() {
   exit 1
 }
 
+remove_stale() {
+  local name owner
+  for name in $(pg_lsclusters -h | awk -v v="$version" '$1 == v && $2 ~ /^replica_[0-9]+$/ { print $2 }'); do
+    owner=$(cat "/etc/postgresql/$version/$name/commerce-owner-pid" 2>/dev/null || true)
+    [ -n "$owner" ] || continue # not made by this script
+    kill -0 "$owner" 2>/dev/null || remove "${name#replica_}"
+  done
+}
+
 case "${1:-}" in
   create)
     port=${2:?usage: replica.sh create PORT}
@@ -59,8 +68,10 @@ case "${1:-}" in
       echo 'host replication all 127.0.0.1/32 trust' >>"$hba"
       primary 'SELECT pg_reload_conf()' >/dev/null
     fi
+    remove_stale
     remove "$port"
     pg_createcluster "$version" "replica_$port" -p "$port" >/dev/null
+    echo "${REPLICA_OWNER_PID:-$PPID}" >"/etc/postgresql/$version/replica_$port/commerce-owner-pid"
     cp "$hba" "/etc/postgresql/$version/replica_$port/pg_hba.conf" # the primary's access rules (trust on 127.0.0.1)
     data=/var/lib/postgresql/$version/replica_$port
     rm -rf "$data"
@@ -72,11 +83,9 @@ case "${1:-}" in
   start) start_cluster "${2:?usage: replica.sh start PORT}" ;;
   kill) kill_cluster "${2:?usage: replica.sh kill PORT}" ;;
   remove) remove "${2:?usage: replica.sh remove PORT}" ;;
-  remove-all)
-    for name in $(pg_lsclusters -h | awk -v v="$version" '$1 == v && $2 ~ /^replica_[0-9]+$/ { print $2 }'); do remove "${name#replica_}"; done
-    ;;
+  remove-stale) remove_stale ;;
   *)
-    echo "usage: scripts/replica.sh create|start|kill|remove PORT | remove-all" >&2
+    echo "usage: scripts/replica.sh create|start|kill|remove PORT | remove-stale" >&2
     exit 2
     ;;
 esac
