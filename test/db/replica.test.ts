@@ -5,7 +5,8 @@ import { sql } from 'drizzle-orm';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createReadReplica, lsnValue, type ReadReplica } from '../../src/db/replica.js';
-import type { Database } from '../../src/db/index.js';
+import { openDatabase, type Database } from '../../src/db/index.js';
+import { testConfig } from '../helpers/app.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { get, orderBody, post, shop } from '../helpers/orders.js';
@@ -125,6 +126,25 @@ describe('lsnValue', () => {
     expect(lsnValue('0/0')).toBe(0n);
     expect(lsnValue('1/0') > lsnValue('0/FFFFFFFF')).toBe(true);
     expect(lsnValue('16/B374D848')).toBe((0x16n << 32n) + 0xb374d848n);
+  });
+});
+
+describe('openDatabase with DATABASE_REPLICA_URL', () => {
+  it('refuses a replica without DATABASE_URL (embedded PGlite has none)', async () => {
+    const config = testConfig({ DATABASE_URL: '', DATABASE_REPLICA_URL: 'postgres://postgres@127.0.0.1:5999/x' });
+    await expect(openDatabase(config)).rejects.toThrow(/set DATABASE_URL too/);
+  });
+
+  it.skipIf(!RUN)('gives the database a replica, which the check finds in use, and closes both', async () => {
+    const db = await openDatabase(testConfig({ DATABASE_URL: testDb.url, DATABASE_REPLICA_URL: replicaUrl }));
+    try {
+      expect(db.replica).toBeDefined();
+      await until('the replica in use', async () => db.replica!.status().state === 'in_use', 10_000);
+      expect((await db.replica!.query<{ r: boolean }>(sql`SELECT pg_is_in_recovery() AS r`))[0].r).toBe(true);
+      expect((await db.query<{ r: boolean }>(sql`SELECT pg_is_in_recovery() AS r`))[0].r).toBe(false);
+    } finally {
+      await db.close();
+    }
   });
 });
 
