@@ -14,6 +14,7 @@ export async function openDatabase(
     Config,
     'DATABASE_URL' | 'DATA_DIR' | 'DB_POOL_MAX' | 'DB_STATEMENT_TIMEOUT_MS' | 'DB_CONNECT_TIMEOUT_MS' | 'DATABASE_REPLICA_URL' | 'DATABASE_REPLICA_MAX_LAG_MS'
   >,
+  log: (msg: string) => void = () => {},
 ): Promise<Database> {
   if (!config.DATABASE_URL) {
     if (config.DATABASE_REPLICA_URL) throw new Error('DATABASE_REPLICA_URL is a replica of the server at DATABASE_URL: set DATABASE_URL too');
@@ -22,7 +23,12 @@ export async function openDatabase(
   const pool = { poolMax: config.DB_POOL_MAX, statementTimeoutMs: config.DB_STATEMENT_TIMEOUT_MS, connectTimeoutMs: config.DB_CONNECT_TIMEOUT_MS };
   const primary = createPgDatabase({ url: config.DATABASE_URL, ...pool });
   if (!config.DATABASE_REPLICA_URL) return primary;
-  const replica = createReadReplica(primary, { url: config.DATABASE_REPLICA_URL, maxLagMs: config.DATABASE_REPLICA_MAX_LAG_MS, ...pool });
+  const replica = createReadReplica(primary, {
+    url: config.DATABASE_REPLICA_URL,
+    maxLagMs: config.DATABASE_REPLICA_MAX_LAG_MS,
+    ...pool,
+    onState: (state, why) => log(`read replica ${state.replace('_', ' ')}${why ? `: ${why}` : ''}`),
+  });
   return {
     ...primary,
     replica,

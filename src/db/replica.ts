@@ -34,6 +34,8 @@ export interface ReplicaOptions {
   poolMax: number;
   statementTimeoutMs: number;
   connectTimeoutMs: number;
+  /** told each time the state changes, with the reason when it is an error (logs) */
+  onState?: (state: ReplicaState, why?: string) => void;
 }
 
 /** A pg_lsn text ('16/B374D848') as one number. */
@@ -82,6 +84,14 @@ export function createReadReplica(primary: Database, opts: ReplicaOptions): Read
   let replayed = -1n; // the highest replay position seen; replay only moves forward
   let caughtUpAt = Date.now();
   const reads = { replica: 0, primary: 0 };
+  let told = false;
+  const become = (next: ReplicaState, lag: number | null, err?: unknown) => {
+    lagMs = lag;
+    if (next === state && told) return;
+    state = next;
+    told = true; // the first check's finding is told, even when it is 'down'
+    opts.onState?.(next, err instanceof Error ? err.message : undefined);
+  };
 
   const fence = sharedFresh(async () => {
     const [row] = await primary.query<{ lsn: string }>(sql`SELECT pg_current_wal_flush_lsn()::text AS lsn`, 'replica_fence');
@@ -119,16 +129,13 @@ export function createReadReplica(primary: Database, opts: ReplicaOptions): Read
     try {
       await readReplay(); // always a round trip: a dead replica is found even when nothing was written
       if (await replayedTo(lsn, started + opts.maxLagMs)) {
-        state = 'in_use';
         caughtUpAt = started;
-        lagMs = Date.now() - started;
+        become('in_use', Date.now() - started);
       } else {
-        state = 'lagging';
-        lagMs = Date.now() - caughtUpAt;
+        become('lagging', Date.now() - caughtUpAt);
       }
-    } catch {
-      state = 'down';
-      lagMs = null;
+    } catch (err) {
+      become('down', null, err);
     }
   }
 
@@ -150,11 +157,9 @@ export function createReadReplica(primary: Database, opts: ReplicaOptions): Read
           reads.replica++;
           return rows;
         }
-        state = 'lagging'; // until the next check finds it caught up
-        lagMs = Date.now() - caughtUpAt;
-      } catch {
-        state = 'down';
-        lagMs = null;
+        become('lagging', Date.now() - caughtUpAt); // until the next check finds it caught up
+      } catch (err) {
+        become('down', null, err);
       }
     }
     reads.primary++;

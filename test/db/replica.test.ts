@@ -64,6 +64,7 @@ let port = 0;
 let testDb: TestDatabase;
 let replicaUrl: string;
 let replica: ReadReplica;
+const states: string[] = []; // what the replica told of its state changes
 let primaryApp: TestApp; // another instance, without a replica: where orders are placed
 let app: TestApp; // the instance whose catalogue reads go to the replica
 
@@ -96,6 +97,7 @@ beforeAll(async () => {
     url: replicaUrl,
     maxLagMs: MAX_LAG_MS,
     checkMs: 200,
+    onState: (state, why) => states.push(why ? `${state}: ${why}` : state),
     poolMax: 5,
     statementTimeoutMs: 10_000,
     connectTimeoutMs: 2000,
@@ -136,12 +138,14 @@ describe('openDatabase with DATABASE_REPLICA_URL', () => {
   });
 
   it.skipIf(!RUN)('gives the database a replica, which the check finds in use, and closes both', async () => {
-    const db = await openDatabase(testConfig({ DATABASE_URL: testDb.url, DATABASE_REPLICA_URL: replicaUrl }));
+    const told: string[] = [];
+    const db = await openDatabase(testConfig({ DATABASE_URL: testDb.url, DATABASE_REPLICA_URL: replicaUrl }), (msg) => told.push(msg));
     try {
       expect(db.replica).toBeDefined();
       await until('the replica in use', async () => db.replica!.status().state === 'in_use', 10_000);
       expect((await db.replica!.query<{ r: boolean }>(sql`SELECT pg_is_in_recovery() AS r`))[0].r).toBe(true);
       expect((await db.query<{ r: boolean }>(sql`SELECT pg_is_in_recovery() AS r`))[0].r).toBe(false);
+      expect(told).toEqual(['read replica in use']);
     } finally {
       await db.close();
     }
@@ -227,6 +231,7 @@ describe.skipIf(!RUN)('catalogue reads on a streaming replica (scripts/replica.s
   it('a replica killed (SIGKILL) is skipped without a failed request, and used again once restarted', async () => {
     const s = await shop(primaryApp, products());
     await inUse();
+    const told = states.length;
     await script('kill', String(port));
     // the first browses find it gone (connections reset, then refused): each is answered by the primary
     const pages = await Promise.all(Array.from({ length: 20 }, (_, i) => get(app, s.headers, i % 2 ? '/catalog/products' : '/catalog/products/TEE-M')));
@@ -239,6 +244,8 @@ describe.skipIf(!RUN)('catalogue reads on a streaming replica (scripts/replica.s
 
     await script('start', String(port));
     await inUse();
+    expect(states.slice(told)[0]).toMatch(/^down: ./); // with the error that showed it
+    expect(states.at(-1)).toBe('in_use');
     const reads = replica.status().reads;
     expect(tee((await get(app, s.headers, '/catalog/products')).body)).toMatchObject({ available: '18.000' });
     expect(replica.status().reads.replica).toBeGreaterThan(reads.replica);
