@@ -100,7 +100,8 @@ export function createReadReplica(primary: Database, opts: ReplicaOptions): Read
   let replayCheck: Promise<void> | undefined;
   const readReplay = () =>
     (replayCheck ??= replica
-      .query<{ lsn: string | null }>(sql`SELECT pg_last_wal_replay_lsn()::text AS lsn`, 'replica_replayed')
+      // a promoted standby keeps its last replay position: only one still in recovery counts
+      .query<{ lsn: string | null }>(sql`SELECT CASE WHEN pg_is_in_recovery() THEN pg_last_wal_replay_lsn()::text END AS lsn`, 'replica_replayed')
       .then(([row]) => {
         if (!row?.lsn) throw new Error('DATABASE_REPLICA_URL names a server that is not a standby');
         const lsn = lsnValue(row.lsn);

@@ -152,6 +152,31 @@ describe('openDatabase with DATABASE_REPLICA_URL', () => {
   });
 });
 
+describe.skipIf(!testDb0 || testDb0.citus)('a replica URL that names no standby', () => {
+  it('is down, told why, and every read goes to the primary', async () => {
+    const own = await createTestDatabase();
+    const told: string[] = [];
+    const notStandby = createReadReplica(own.db, {
+      url: own.url!, // the primary itself, by mistake
+      maxLagMs: 100,
+      checkMs: 100,
+      poolMax: 2,
+      statementTimeoutMs: 5000,
+      connectTimeoutMs: 2000,
+      onState: (state, why) => told.push(`${state}: ${why}`),
+    });
+    try {
+      await until('the first check', async () => told.length > 0, 10_000);
+      expect(told).toEqual(['down: DATABASE_REPLICA_URL names a server that is not a standby']);
+      expect(await notStandby.query(sql`SELECT 1 AS one`)).toEqual([{ one: 1 }]);
+      expect(notStandby.status()).toMatchObject({ state: 'down', lagMs: null, reads: { replica: 0, primary: 1 } });
+    } finally {
+      await notStandby.close();
+      await own.drop();
+    }
+  });
+});
+
 describe.skipIf(!RUN)('catalogue reads on a streaming replica (scripts/replica.sh)', () => {
   it('browse, detail and categories are read on the replica; /readyz and /metrics tell it', async () => {
     const s = await shop(primaryApp, products());
