@@ -5,7 +5,7 @@ import { migrate } from './db/migrate.js';
 
 /** Opens the database (server or embedded) and applies pending migrations. */
 export async function openMigratedDatabase(config: Config, log: (msg: string) => void = () => {}): Promise<Database> {
-  const db = await openDatabase(config);
+  const db = await openDatabase(config, log);
   try {
     const applied = await migrate(db, undefined, log);
     if (applied.length) log(`applied ${applied.length} migration(s)`);

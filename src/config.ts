@@ -45,6 +45,11 @@ export const configSchema = z.object({
   DB_POOL_MAX: z.coerce.number().int().min(1).max(200).default(20),
   DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
   DB_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).default(5_000),
+  // A streaming replica of DATABASE_URL for catalogue reads (issue 16, docs/scaling.md). A read waits at most
+  // DATABASE_REPLICA_MAX_LAG_MS for it to replay the primary's commits, else the primary answers; a replica down or
+  // lagging past that is skipped until it recovers.
+  DATABASE_REPLICA_URL: optionalString,
+  DATABASE_REPLICA_MAX_LAG_MS: z.coerce.number().int().min(1).max(60_000).default(100),
   REDIS_URL: optionalString,
   RATE_LIMIT_MAX: z.coerce.number().int().min(1).default(60),
   RATE_LIMIT_WINDOW_MS: z.coerce.number().int().min(1000).default(60_000),

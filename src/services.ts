@@ -10,9 +10,13 @@ import { createItemService } from './catalogue/items.service.js';
 import { createFulfilmentService } from './fulfilment/fulfilment.service.js';
 import { createWebhookService } from './events/webhooks.service.js';
 
-/** Every service, built once per process from its narrow dependencies; REST and MCP call the same ones. */
-export function createServices({ db, config }: { db: Db; config: Config }) {
-  const catalogue = createCatalogueServices({ db, config });
+/**
+ * Every service, built once per process from its narrow dependencies; REST and MCP call the same ones. Catalogue reads
+ * (browse, detail, categories, model builds) go to `db.replica` when there is one (docs/scaling.md); all else, orders
+ * and their stock checks included, to `db`.
+ */
+export function createServices({ db, config }: { db: Db & { replica?: Db }; config: Config }) {
+  const catalogue = createCatalogueServices({ db, reads: db.replica ?? db, config });
   return {
     companies: createCompanyService({ db }),
     taxProfiles: createTaxProfileService({ db }),

@@ -8,14 +8,17 @@ import { createCatalogueCache } from './catalogue-cache.js';
 import { createStockService } from './stock.service.js';
 import { createFeedService } from './feed.service.js';
 
-/** The catalogue's services (photo links, browse/detail from the read model, import/export), spread into createServices. */
-export function createCatalogueServices({ db, config }: { db: Db; config: Config }) {
+/**
+ * The catalogue's services (photo links, browse/detail from the read model, import/export), spread into createServices.
+ * Browse, detail and categories, and the models they build, read from `reads` (the replica when there is one).
+ */
+export function createCatalogueServices({ db, reads = db, config }: { db: Db; reads?: Db; config: Config }) {
   const media = createMediaService({ db, config });
-  const catalogueCache = createCatalogueCache({ db, capBytes: config.CATALOGUE_CACHE_MB * 1024 * 1024 });
+  const catalogueCache = createCatalogueCache({ db: reads, capBytes: config.CATALOGUE_CACHE_MB * 1024 * 1024 });
   return {
     media,
     catalogueCache,
-    catalogue: createCatalogueService({ db, media, cache: catalogueCache }),
+    catalogue: createCatalogueService({ db: reads, media, cache: catalogueCache }),
     catalogueImport: createCatalogueImportService({
       db,
       mediaDir: config.MEDIA_DIR,

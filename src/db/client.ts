@@ -4,6 +4,7 @@ import { PgDialect } from 'drizzle-orm/pg-core';
 import type { SQL } from 'drizzle-orm';
 import pg from 'pg';
 import type { PGlite, Transaction as PGliteTx } from '@electric-sql/pglite';
+import type { ReplicaStatus } from './replica.js';
 
 export type Row = Record<string, unknown>;
 
@@ -20,6 +21,8 @@ export interface Db {
 }
 
 export interface Database extends Db {
+  /** Where catalogue reads go when DATABASE_REPLICA_URL is set (src/db/replica.ts); absent without a replica. */
+  readonly replica?: Db & { status(): ReplicaStatus };
   ping(): Promise<void>;
   close(): Promise<void>;
   /**

@@ -62,6 +62,27 @@ export function createMetrics(db: Database): Metrics {
     },
   });
 
+  const replica = db.replica;
+  if (replica) {
+    new Gauge({
+      name: 'commerce_db_replica_in_use',
+      help: 'Catalogue reads go to the read replica (1), or to the primary because it is down or lagging past the bound (0)',
+      registers: [registry],
+      collect() {
+        this.set(replica.status().state === 'in_use' ? 1 : 0);
+      },
+    });
+    new Gauge({
+      name: 'commerce_db_replica_lag_seconds',
+      help: "Read replica lag at its last check: time to replay the primary's commits (NaN while it is unreachable)",
+      registers: [registry],
+      collect() {
+        const { lagMs } = replica.status();
+        this.set(lagMs === null ? NaN : lagMs / 1000);
+      },
+    });
+  }
+
   // Read from the database once per scrape, shared by the gauges below.
   let backlog: Promise<Backlog> | undefined;
   const readBacklog = () => (backlog ??= queryBacklog(db).finally(() => setTimeout(() => (backlog = undefined), 0)));

@@ -20,7 +20,9 @@ export function registerOpsRoutes(app: FastifyInstance, { db, draining, overload
     if (pressure) return reply.status(503).send(errorBody('unavailable', `overloaded (${pressure})`));
     try {
       await Promise.race([db.ping(), new Promise((_, reject) => setTimeout(() => reject(new Error('database ping timed out')), READY_TIMEOUT_MS).unref())]);
-      return { status: 'ok', database: 'ok' };
+      // a replica down or lagging leaves the instance ready: its reads go to the primary (docs/scaling.md)
+      const replica = db.replica?.status().state;
+      return replica ? { status: 'ok', database: 'ok', replica } : { status: 'ok', database: 'ok' };
     } catch {
       return reply.status(503).send(errorBody('unavailable', 'database unreachable'));
     }
