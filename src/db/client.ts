@@ -4,7 +4,6 @@ import { PgDialect } from 'drizzle-orm/pg-core';
 import type { SQL } from 'drizzle-orm';
 import pg from 'pg';
 import type { PGlite, Transaction as PGliteTx } from '@electric-sql/pglite';
-import type { ReplicaStatus } from './replica.js';
 
 export type Row = Record<string, unknown>;
 
@@ -18,6 +17,20 @@ export interface Db {
   query<T = Row>(query: SQL, name?: string): Promise<T[]>;
   /** Runs `fn` in one transaction; deadlocks and serialization failures are retried (see retryable). */
   tx<T>(fn: (tx: Db) => Promise<T>): Promise<T>;
+}
+
+/** in_use: reads go to it; lagging: it did not replay the primary's commits within the bound; down: unreachable, or not a standby. */
+export type ReplicaState = 'in_use' | 'lagging' | 'down';
+
+export interface ReplicaStatus {
+  state: ReplicaState;
+  /**
+   * At the last check, how long the replica took to replay what the primary had committed when the check began (in
+   * use), or how long it has not (lagging); null when down.
+   */
+  lagMs: number | null;
+  /** statements sent here since start, answered by the replica or by the primary in its place */
+  reads: { replica: number; primary: number };
 }
 
 export interface Database extends Db {

@@ -1,19 +1,7 @@
 import { sql, type SQL } from 'drizzle-orm';
-import { createPgDatabase, type Database, type Db } from './client.js';
+import { createPgDatabase, type Database, type Db, type ReplicaState, type ReplicaStatus } from './client.js';
 
-/** in_use: reads go to it; lagging: it did not replay the primary's commits within the bound; down: unreachable, or not a standby. */
-export type ReplicaState = 'in_use' | 'lagging' | 'down';
-
-export interface ReplicaStatus {
-  state: ReplicaState;
-  /**
-   * At the last check, how long the replica took to replay what the primary had committed when the check began (in
-   * use), or how long it has not (lagging); null when down.
-   */
-  lagMs: number | null;
-  /** statements sent here since start, answered by the replica or by the primary in its place */
-  reads: { replica: number; primary: number };
-}
+export type { ReplicaState, ReplicaStatus } from './client.js';
 
 /**
  * Where catalogue reads go when DATABASE_REPLICA_URL is set (docs/scaling.md): a `Db` whose statements run on the
