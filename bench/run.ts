@@ -228,7 +228,9 @@ function pgbench(connections: number, hot: boolean) {
         ],
         { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] },
       );
-      const tps = Number(/tps = ([\d.]+)/.exec(out)![1]);
+      const tpsMatch = /tps = ([\d.]+)/.exec(out);
+      if (!tpsMatch) throw new Error(`pgbench printed no tps (${connections} clients): ${out.slice(-500)}`);
+      const tps = Number(tpsMatch[1]);
       const latencies = readdirSync(dir)
         .flatMap((f) => readFileSync(join(dir, f), 'utf8').trim().split('\n'))
         .map((line) => Number(line.split(' ')[2]) / 1000)
