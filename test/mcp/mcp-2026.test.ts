@@ -183,6 +183,32 @@ describe('revision 2026-07-28 beside the 2025 era on the same endpoint', () => {
   });
 });
 
+describe('HTTP requests per tool call for a fresh client (docs/performance.md)', () => {
+  it('2025 era, official SDK client: initialize, notifications/initialized, its GET for a stream (405), then tools/call', async () => {
+    const seen: string[] = [];
+    const counting: typeof fetch = async (input, init) => {
+      const body = typeof init?.body === 'string' ? (JSON.parse(init.body) as { method: string }).method : '';
+      seen.push(`${init?.method ?? 'GET'} ${body}`.trim());
+      return fetch(input, init);
+    };
+    const transport = new StreamableHTTPClientTransport(new URL(`${origin}${BASE}/mcp`), {
+      requestInit: { headers: { 'x-api-key': tenant.key } },
+      fetch: counting,
+    });
+    const client = new Client({ name: 'vitest', version: '1.0.0' });
+    await client.connect(transport);
+    await client.callTool({ name: 'list_categories', arguments: {} });
+    await client.close();
+    expect(seen).toEqual(['POST initialize', 'POST notifications/initialized', 'GET', 'POST tools/call']);
+  });
+
+  it('2026-07-28: one POST (the call carries its version and capabilities; no handshake)', async () => {
+    const res = await modern('tools/call', { name: 'list_categories', arguments: {} });
+    expect(res.status).toBe(200);
+    expect(res.body.result.isError).toBeFalsy();
+  });
+});
+
 describe('budget: one request per tool call whatever the revision', () => {
   it('spends one per 2026-07-28 tools/call; server/discover, tools/list and notifications spend none', async () => {
     const limited = await buildTestApp(testDb.db, { RATE_LIMIT_MAX: '3' });
