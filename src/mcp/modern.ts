@@ -50,6 +50,8 @@ export function createModernMcpHandler(maxRequestBodySize: number): McpHttpHandl
       if (!scope) throw new Error('MCP request without its tenant scope');
       return createModernServer(scope);
     },
-    { legacy: 'reject', responseMode: 'json', maxRequestBodySize },
+    // The default response mode answers one JSON body unless a handler sends a message before its result, which
+    // ours never do ('json' would say the same and print a warning at every start).
+    { legacy: 'reject', maxRequestBodySize },
   );
 }
