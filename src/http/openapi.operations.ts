@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { errorResponses } from '../contract/error-responses.js';
-import { MAX_BATCH_MESSAGES, MCP_PROTOCOL_VERSIONS } from '../contract/mcp.js';
+import { MAX_BATCH_MESSAGES, MCP_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSION } from '../contract/mcp.js';
 
 /** What the OpenAPI document says about one operation beyond its schemas. Keyed `METHOD /route-url`. */
 export interface OperationDoc {
@@ -197,13 +197,21 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     operationId: 'mcp',
     summary: 'Model Context Protocol endpoint (JSON-RPC 2.0)',
     description:
-      `Streamable HTTP, stateless (no sessions), JSON responses; protocol versions ${MCP_PROTOCOL_VERSIONS.join(', ')}. ` +
+      `Streamable HTTP, stateless (no sessions), JSON responses; protocol revisions ${MODERN_PROTOCOL_VERSION} (no handshake: ` +
+      '`server/discover`, a `_meta` envelope on every request, `Mcp-Method`/`Mcp-Name` headers that must match the body) ' +
+      `and ${MCP_PROTOCOL_VERSIONS.join(', ')} (with \`initialize\`), on this one URL. ` +
       `JSON-RPC batches only under 2025-03-26 and 2024-11-05 (at most ${MAX_BATCH_MESSAGES} messages, each spending one request); otherwise 400. ` +
       'Tools: browse_catalog, get_product_details, list_categories, find_customer, get_order, place_order (and the older search_products, get_product). ' +
       'Tool results are the REST response bodies as JSON text; a tool that cannot answer returns `isError: true` with the REST error object. ' +
-      'Same API key and rate limit as REST: each `tools/call` counts as one request. Point an MCP client at this URL rather than calling it by hand.',
+      'Same API key and rate limit as REST: each `tools/call` counts as one request, whatever the revision; `server/discover`, `initialize`, `tools/list` and notifications do not. ' +
+      `Under ${MODERN_PROTOCOL_VERSION} the tool list may be cached for an hour (\`ttlMs\`, \`cacheScope: public\`: it holds no company data); tool results carry no cache hint. ` +
+      'Point an MCP client at this URL rather than calling it by hand.',
     responses: {
       200: 'JSON-RPC response (or an array of them for a batch)',
+      400:
+        'Body is not valid JSON (error shape); not a JSON-RPC message, or a batch refused (JSON-RPC error, id null); ' +
+        `under ${MODERN_PROTOCOL_VERSION}: no \`_meta\` envelope, a revision not served, or \`Mcp-Method\`/\`Mcp-Name\` headers that differ from the body (JSON-RPC error -32020). ` +
+        `A method ${MODERN_PROTOCOL_VERSION} does not have (such as \`initialize\` sent with its envelope) is 404 with JSON-RPC error -32601.`,
       202: 'Accepted: the request held only notifications or responses; no body',
     },
     requestExample: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'browse_catalog', arguments: { search: 'shirt', limit: 5 } } },

@@ -1,4 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { isLegacyRequest } from '@modelcontextprotocol/server';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { AppError } from '../contract/errors.js';
 import type { Services } from '../services.js';
@@ -6,13 +8,15 @@ import {
   batchRefusal,
   budgetCost,
   capProtocolVersion,
+  claimsModernRevision,
   invalidParams,
   JSONRPC_INVALID_REQUEST,
   protocolVersionOf,
   rpcError,
   type JsonRpcError,
 } from './protocol.js';
-import { createMcpServer } from './server.js';
+import { createMcpServer, type ToolObserver } from './server.js';
+import { createModernMcpHandler, modernAuthInfo } from './modern.js';
 
 const MCP_BODY_LIMIT = 64 * 1024;
 
@@ -21,6 +25,57 @@ const MCP_BODY_LIMIT = 64 * 1024;
  * never SSE, so the SDK's demand for both types (issue #1944) adds nothing here.
  */
 const ACCEPT_BOTH = 'application/json, text/event-stream';
+
+/** The web Request the SDK transports take: method and headers; the body goes beside it, already parsed. */
+function webRequest(req: FastifyRequest): Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (typeof value === 'string') headers.set(name, value);
+  }
+  headers.set('accept', ACCEPT_BOTH);
+  headers.set('content-type', 'application/json');
+  return new Request(`http://localhost${req.url}`, { method: 'POST', headers });
+}
+
+/** Copies the SDK's web Response onto Fastify's reply, so Fastify keeps its hooks and headers (rate limit, request id). */
+async function sendResponse(reply: FastifyReply, response: Response, extra: JsonRpcError[] = []): Promise<FastifyReply> {
+  reply.status(response.status);
+  response.headers.forEach((value, name) => {
+    if (name !== 'content-length') reply.header(name, value);
+  });
+  const text = await response.text();
+  if (extra.length > 0 && (response.status === 200 || response.status === 202)) {
+    // A batch with some malformed requests: their errors join the SDK's answers in one array.
+    reply.status(200).header('content-type', 'application/json');
+    return reply.send(JSON.stringify([...(text === '' ? [] : [JSON.parse(text) as unknown].flat()), ...extra]));
+  }
+  return reply.send(text === '' ? undefined : text);
+}
+
+/** The 2025 era (2024-11-05 … 2025-11-25) on the v1 SDK's stateless transport in JSON mode. */
+async function serveLegacy(reply: FastifyReply, body: unknown, request: Request, server: Server): Promise<FastifyReply> {
+  // Requests whose params have the wrong JSON type are answered here (-32602); the rest go to the SDK.
+  const messages: unknown[] = Array.isArray(body) ? body : [body];
+  const answered: JsonRpcError[] = [];
+  const forward = messages.filter((m) => {
+    const error = invalidParams(m);
+    if (error) answered.push(error);
+    return !error;
+  });
+  if (forward.length === 0) return reply.status(200).send(Array.isArray(body) ? answered : answered[0]);
+  capProtocolVersion(forward);
+
+  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  try {
+    await server.connect(transport);
+    // The transport takes the body Fastify already parsed (parsedBody); the Request carries only method and headers.
+    const response = await transport.handleRequest(request, { parsedBody: Array.isArray(body) ? forward : forward[0] });
+    return await sendResponse(reply, response, answered);
+  } finally {
+    await transport.close().catch(() => {});
+    await server.close().catch(() => {});
+  }
+}
 
 export function registerMcpRoutes(api: FastifyInstance, services: Services, toolCalled?: (tool: string, outcome: string) => void): void {
   // A single tools/call spends one request of the key's budget (shared with REST); a single initialize,
@@ -46,59 +101,26 @@ export function registerMcpRoutes(api: FastifyInstance, services: Services, tool
     }
   }
 
+  const modern = createModernMcpHandler(MCP_BODY_LIMIT);
+  api.addHook('onClose', async () => modern.close());
+
   api.post('/mcp', { bodyLimit: MCP_BODY_LIMIT, config: { rateLimit: false } }, async (req, reply) => {
     const body: unknown = req.body;
-    const header = req.headers['mcp-protocol-version'];
+    const rawHeader = req.headers['mcp-protocol-version'];
+    const header = typeof rawHeader === 'string' ? rawHeader : undefined;
     // Refused whole before any work or budget: the SDK's own form for transport refusals (400, JSON-RPC error, id null).
-    const refusal = batchRefusal(body, protocolVersionOf(body, typeof header === 'string' ? header : undefined));
+    const refusal = batchRefusal(body, protocolVersionOf(body, header));
     if (refusal) return reply.status(400).send(rpcError(null, JSONRPC_INVALID_REQUEST, `Invalid Request: ${refusal}`));
     await spendBudget(req, reply, budgetCost(body));
 
-    // Requests whose params have the wrong JSON type are answered here (-32602); the rest go to the SDK.
-    const messages: unknown[] = Array.isArray(body) ? body : [body];
-    const answered: JsonRpcError[] = [];
-    const forward = messages.filter((m) => {
-      const error = invalidParams(m);
-      if (error) answered.push(error);
-      return !error;
-    });
-    if (forward.length === 0) return reply.status(200).send(Array.isArray(body) ? answered : answered[0]);
-    capProtocolVersion(forward);
-
-    const origin = services.media.origin(req);
-    const server = createMcpServer(
-      { services, tenant: req.tenant, origin },
-      { failed: (err, tool) => req.log.error({ err, tool }, 'tool failed'), called: toolCalled },
-    );
-    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-    try {
-      await server.connect(transport);
-      const headers = new Headers();
-      for (const [name, value] of Object.entries(req.headers)) {
-        if (typeof value === 'string') headers.set(name, value);
-      }
-      headers.set('accept', ACCEPT_BOTH);
-      headers.set('content-type', 'application/json');
-      const response = await transport.handleRequest(
-        // The transport takes the body Fastify already parsed (parsedBody); the Request carries only method and headers.
-        new Request(`http://localhost${req.url}`, { method: 'POST', headers }),
-        { parsedBody: Array.isArray(body) ? forward : forward[0] },
-      );
-      reply.status(response.status);
-      response.headers.forEach((value, name) => {
-        if (name !== 'content-length') reply.header(name, value);
-      });
-      const text = await response.text();
-      if (answered.length > 0 && (response.status === 200 || response.status === 202)) {
-        // A batch with some malformed requests: their errors join the SDK's answers in one array.
-        reply.status(200).header('content-type', 'application/json');
-        return reply.send(JSON.stringify([...(text === '' ? [] : [JSON.parse(text) as unknown].flat()), ...answered]));
-      }
-      return reply.send(text === '' ? undefined : text);
-    } finally {
-      await transport.close().catch(() => {});
-      await server.close().catch(() => {});
+    const observe: ToolObserver = { failed: (err, tool) => req.log.error({ err, tool }, 'tool failed'), called: toolCalled };
+    const ctx = { services, tenant: req.tenant, origin: services.media.origin(req) };
+    const request = webRequest(req);
+    // Revision 2026-07-28 is told by its `_meta` envelope (or its header); everything else is the 2025 era.
+    if (claimsModernRevision(body, header) && !(await isLegacyRequest(request, body))) {
+      return sendResponse(reply, await modern.fetch(request, { parsedBody: body, authInfo: modernAuthInfo(ctx, observe) }));
     }
+    return serveLegacy(reply, body, request, createMcpServer(ctx, observe));
   });
 
   const notAllowed = async (_req: FastifyRequest, reply: FastifyReply) => {

@@ -5,7 +5,7 @@ import {
   ListToolsRequestSchema,
   PingRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import { MAX_BATCH_MESSAGES, MCP_PROTOCOL_VERSIONS, NEWEST_PROTOCOL_VERSION, VERSIONS_WITH_BATCHES } from '../contract/mcp.js';
+import { MAX_BATCH_MESSAGES, MCP_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSION, NEWEST_PROTOCOL_VERSION, VERSIONS_WITH_BATCHES } from '../contract/mcp.js';
 import { fieldPath } from '../contract/validation.js';
 
 /**
@@ -39,6 +39,18 @@ export function protocolVersionOf(body: unknown, header: string | undefined): st
     return isOurVersion(asked) ? asked : NEWEST_PROTOCOL_VERSION;
   }
   return header ?? DEFAULT_NEGOTIATED_PROTOCOL_VERSION;
+}
+
+/**
+ * Whether a POST claims revision 2026-07-28: its `MCP-Protocol-Version` header names it, or a message carries the
+ * per-request `_meta` envelope. Only such a POST goes to the modern leg (the SDK's classifier then decides); a
+ * 2025-era message with malformed params stays with the legacy leg and its readable -32602.
+ */
+export function claimsModernRevision(body: unknown, header: string | undefined): boolean {
+  if (header === MODERN_PROTOCOL_VERSION) return true;
+  return (Array.isArray(body) ? body : [body]).some(
+    (m) => isObject(m) && isObject(m.params) && isObject(m.params._meta) && 'io.modelcontextprotocol/protocolVersion' in m.params._meta,
+  );
 }
 
 /** Why this body is refused whole (a batch where the version has none, an empty or oversized batch), or undefined. */

