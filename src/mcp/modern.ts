@@ -26,16 +26,23 @@ const OUTPUT_SCHEMAS = new Map(TOOL_LIST.map((t) => [t.name, t.outputSchema]));
 
 function createModernServer(scope: RequestScope): Server {
   const server = new Server(SERVER_INFO, {
-    capabilities: { tools: { listChanged: false } },
+    // Prompts and resources: none, answered as empty lists (clients and the conformance suite ask for them).
+    capabilities: { tools: { listChanged: false }, prompts: { listChanged: false }, resources: { listChanged: false } },
     instructions: INSTRUCTIONS,
     supportedProtocolVersions: [...SERVED_PROTOCOL_VERSIONS],
     // Lists and discovery hold no company's data; tool results (live stock) are not cacheable in this revision.
     cacheHints: {
       'tools/list': { ttlMs: MCP_LIST_CACHE_TTL_MS, cacheScope: 'public' },
       'server/discover': { ttlMs: MCP_LIST_CACHE_TTL_MS, cacheScope: 'public' },
+      'prompts/list': { ttlMs: MCP_LIST_CACHE_TTL_MS, cacheScope: 'public' },
+      'resources/list': { ttlMs: MCP_LIST_CACHE_TTL_MS, cacheScope: 'public' },
+      'resources/templates/list': { ttlMs: MCP_LIST_CACHE_TTL_MS, cacheScope: 'public' },
     },
   });
   server.setRequestHandler('tools/list', async () => ({ tools: TOOL_LIST as ListToolsResult['tools'] }));
+  server.setRequestHandler('prompts/list', async () => ({ prompts: [] }));
+  server.setRequestHandler('resources/list', async () => ({ resources: [] }));
+  server.setRequestHandler('resources/templates/list', async () => ({ resourceTemplates: [] }));
   server.setRequestHandler('tools/call', async (req) => {
     const result = (await callTool(scope.ctx, req.params.name, req.params.arguments, scope.observe)) as CallToolResult;
     return server.projectCallToolResult(result, OUTPUT_SCHEMAS.get(req.params.name));

@@ -90,6 +90,22 @@ describe('revision 2026-07-28 beside the 2025 era on the same endpoint', () => {
     expect(res.body.result.instructions).toMatch(/browse_catalog/);
   });
 
+  it('answers prompts and resources as empty lists, cacheable like the tool list (there are none; clients ask anyway)', async () => {
+    for (const [method, field] of [
+      ['prompts/list', 'prompts'],
+      ['resources/list', 'resources'],
+      ['resources/templates/list', 'resourceTemplates'],
+    ] as const) {
+      const res = await modern(method);
+      expect(res.status, method).toBe(200);
+      expect(res.body.result[field]).toEqual([]);
+      expect(res.body.result.ttlMs).toBe(3_600_000);
+      expect(res.body.result.cacheScope).toBe('public');
+    }
+    const discover = await modern('server/discover');
+    expect(discover.body.result.capabilities).toMatchObject({ tools: {}, prompts: { listChanged: false }, resources: { listChanged: false } });
+  });
+
   it('lists the same eight tools with the same schemas as the 2025 era, cacheable for an hour by anyone (no company data)', async () => {
     const res = await modern('tools/list');
     expect(res.status).toBe(200);
