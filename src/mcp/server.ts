@@ -5,6 +5,7 @@ import { AppError, errorBody, inputRefusedByDatabase, type ErrorBody } from '../
 import { toValidationError } from '../contract/validation.js';
 import { compileSerializer } from '../contract/serializer.js';
 import { contextFromMeta, inSpan, markFailed } from '../lib/tracing.js';
+import { portableInputSchema } from './portable.js';
 import { TOOLS, type ToolContext, type ToolDefinition } from './tools.js';
 
 export const SERVER_INFO = { name: 'commerce-api', title: 'Catalogue, Orders and Customers', version: '1.3.0' };
@@ -15,12 +16,12 @@ export const INSTRUCTIONS =
   "look orders up with get_order (pass the customer's phone when answering a customer), and customers with find_customer. " +
   "Respect messaging_opted_out. Every result is JSON in the REST API's shape; errors come as isError with { error: { code, message, details } }.";
 
-/** tools/list, computed once: JSON Schemas come from the same zod schemas that validate the calls. */
+/** tools/list, computed once: JSON Schemas come from the same zod schemas that validate the calls (inputs in their portable form, ./portable.ts). */
 export const TOOL_LIST: Tool[] = TOOLS.map((t) => ({
   name: t.name,
   title: t.title,
   description: t.description,
-  inputSchema: z.toJSONSchema(t.input, { io: 'input', unrepresentable: 'any' }) as Tool['inputSchema'],
+  inputSchema: portableInputSchema(z.toJSONSchema(t.input, { io: 'input', unrepresentable: 'any' })) as Tool['inputSchema'],
   outputSchema: z.toJSONSchema(t.output, { io: 'output', unrepresentable: 'any' }) as Tool['outputSchema'],
   annotations: t.annotations,
 }));

@@ -111,7 +111,7 @@ export const TOOLS: ToolDefinition[] = [
     title: 'Place a confirmed order',
     description:
       'Creates a confirmed order and reserves its stock; the only tool that changes anything. ' +
-      'items[].product_id is a variant SKU from browse_catalog (a variant id or barcode also works); quantity is a number or string with up to 3 decimals (e.g. 1.5 for KG items). ' +
+      'items[].product_id is a variant SKU from browse_catalog (a variant id or barcode also works); quantity is a number with up to 3 decimals (e.g. 1.5 for KG items). ' +
       'Prices are never sent: they come from the catalogue, GST included. payment is "prepaid" (default) or "cod" (cash on delivery). ' +
       'Give delivery_address (line1, city, 6-digit pincode; state only for PINs shared by two states) unless the customer confirmed the address on file. ' +
       'external_reference is your unique id for this order: use a NEW one for every new order, and the SAME one when retrying after a timeout or error — a repeat never creates a second order and returns the original with duplicate: true. ' +

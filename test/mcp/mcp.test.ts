@@ -182,7 +182,7 @@ describe('tools/list', () => {
     expect(place.inputSchema.required).toEqual(expect.arrayContaining(['customer', 'items', 'external_reference']));
     expect(place.description).toMatch(/external_reference/);
     const browse = tools.find((t) => t.name === 'browse_catalog')!;
-    expect(browse.inputSchema.properties).toHaveProperty('limit.anyOf.0.anyOf.0', { type: 'integer', minimum: 1, maximum: 50 });
+    expect(browse.inputSchema.properties).toHaveProperty('limit', { description: 'Page size, 1-50 (default 20).', type: ['integer', 'null'], minimum: 1, maximum: 50 });
     expect(Object.keys(browse.inputSchema.properties!).sort()).toEqual(['brand', 'category', 'in_stock', 'limit', 'offset', 'search']);
     expect(tools.find((t) => t.name === 'get_order')!.description).toMatch(/phone/);
     expect(tools.find((t) => t.name === 'find_customer')!.description).toMatch(/messaging_opted_out/);
@@ -500,35 +500,34 @@ describe('agents send nulls: every optional argument of every tool takes null as
     ['get_product', { id: 'SHIRT-RED-XL' }, {}],
   ];
 
-  it('tools/list names every optional argument nullable and no required one', async () => {
+  it('tools/list names every optional argument nullable, every argument required and no other allowed (strict-mode form, issue 18)', async () => {
     const { tools } = await client.listTools();
     const optionalOf = Object.fromEntries(cases.map(([name, , nulls]) => [name, Object.keys(nulls)]));
+    type Prop = { type?: string | string[]; anyOf?: unknown; properties?: Record<string, Prop>; required?: string[]; additionalProperties?: unknown };
+    const nullableOf = (props: Record<string, Prop>) =>
+      Object.keys(props)
+        .filter((p) => Array.isArray(props[p].type) && props[p].type.includes('null'))
+        .sort();
     for (const tool of tools) {
-      const required = tool.inputSchema.required ?? [];
-      for (const [prop, schema] of Object.entries(tool.inputSchema.properties ?? {})) {
-        const nullable = ((schema as { anyOf?: { type?: string }[] }).anyOf ?? []).some((s) => s.type === 'null');
-        expect(nullable, `${tool.name}.${prop}`).toBe(!required.includes(prop));
+      const props = (tool.inputSchema.properties ?? {}) as Record<string, Prop>;
+      expect(tool.inputSchema.required ?? [], tool.name).toEqual(Object.keys(props));
+      expect(tool.inputSchema.additionalProperties, tool.name).toBe(false);
+      for (const [prop, schema] of Object.entries(props)) {
+        expect(schema.anyOf, `${tool.name}.${prop}`).toBeUndefined();
+        expect((Array.isArray(schema.type) ? schema.type : [schema.type]).filter((t) => t !== 'null'), `${tool.name}.${prop}`).toHaveLength(1);
       }
       if (tool.name === 'place_order') {
-        const props = tool.inputSchema.properties as Record<
-          string,
-          { type?: string; anyOf?: { type?: string; properties?: Record<string, unknown> }[]; properties?: Record<string, unknown> }
-        >;
-        expect(props.customer.properties).toHaveProperty('email.anyOf.1', { type: 'null' });
-        expect(props.customer.properties).not.toHaveProperty('name.anyOf');
-        expect(props.delivery_address.anyOf![0].properties).toHaveProperty('line2.anyOf.1', { type: 'null' });
-        expect(
-          Object.keys(props)
-            .filter((p) => !required.includes(p))
-            .sort(),
-        ).toEqual(['delivery_address', 'notes', 'payment', 'payment_reference']);
+        expect(props.customer.properties).toHaveProperty('email.type', ['string', 'null']);
+        expect(props.customer.properties).toHaveProperty('name.type', 'string');
+        expect(props.customer).toMatchObject({ required: ['name', 'phone', 'email'], additionalProperties: false });
+        expect(props.delivery_address.type).toEqual(['object', 'null']);
+        expect(props.delivery_address.properties).toHaveProperty('line2.type', ['string', 'null']);
+        expect(props.delivery_address.additionalProperties).toBe(false);
+        expect(props).toHaveProperty('payment.enum', ['cod', 'prepaid', null]);
+        expect(props).toHaveProperty('items.items.properties.quantity.type', 'number');
+        expect(nullableOf(props)).toEqual(['delivery_address', 'notes', 'payment', 'payment_reference']);
       }
-      if (optionalOf[tool.name])
-        expect(
-          Object.keys(tool.inputSchema.properties ?? {})
-            .filter((p) => !required.includes(p))
-            .sort(),
-        ).toEqual(optionalOf[tool.name].sort());
+      if (optionalOf[tool.name]) expect(nullableOf(props), tool.name).toEqual(optionalOf[tool.name].sort());
     }
   });
 
