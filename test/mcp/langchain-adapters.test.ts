@@ -63,7 +63,7 @@ describe("LangChain's MCP adapters", () => {
     expect(browse.properties.limit.type).toEqual(['integer', 'null']);
   });
 
-  it("every strict call is valid against the published schema (every property present)", () => {
+  it('every strict call is valid against the published schema (every property present)', () => {
     const ajv = new Ajv2020({ strict: false });
     for (const [name, args] of STRICT_CALLS) {
       const validate = ajv.compile(published.find((t) => t.name === name)!.inputSchema);

@@ -182,7 +182,12 @@ describe('tools/list', () => {
     expect(place.inputSchema.required).toEqual(expect.arrayContaining(['customer', 'items', 'external_reference']));
     expect(place.description).toMatch(/external_reference/);
     const browse = tools.find((t) => t.name === 'browse_catalog')!;
-    expect(browse.inputSchema.properties).toHaveProperty('limit', { description: 'Page size, 1-50 (default 20).', type: ['integer', 'null'], minimum: 1, maximum: 50 });
+    expect(browse.inputSchema.properties).toHaveProperty('limit', {
+      description: 'Page size, 1-50 (default 20).',
+      type: ['integer', 'null'],
+      minimum: 1,
+      maximum: 50,
+    });
     expect(Object.keys(browse.inputSchema.properties!).sort()).toEqual(['brand', 'category', 'in_stock', 'limit', 'offset', 'search']);
     expect(tools.find((t) => t.name === 'get_order')!.description).toMatch(/phone/);
     expect(tools.find((t) => t.name === 'find_customer')!.description).toMatch(/messaging_opted_out/);
@@ -514,7 +519,10 @@ describe('agents send nulls: every optional argument of every tool takes null as
       expect(tool.inputSchema.additionalProperties, tool.name).toBe(false);
       for (const [prop, schema] of Object.entries(props)) {
         expect(schema.anyOf, `${tool.name}.${prop}`).toBeUndefined();
-        expect((Array.isArray(schema.type) ? schema.type : [schema.type]).filter((t) => t !== 'null'), `${tool.name}.${prop}`).toHaveLength(1);
+        expect(
+          (Array.isArray(schema.type) ? schema.type : [schema.type]).filter((t) => t !== 'null'),
+          `${tool.name}.${prop}`,
+        ).toHaveLength(1);
       }
       if (tool.name === 'place_order') {
         expect(props.customer.properties).toHaveProperty('email.type', ['string', 'null']);

@@ -38,7 +38,19 @@ export const STRICT_CALLS: [tool: string, args: Record<string, unknown>][] = [
 ];
 
 /** Every constraint keyword a converter must not drop. */
-export const CONSTRAINTS = ['type', 'enum', 'minimum', 'maximum', 'minLength', 'maxLength', 'pattern', 'minItems', 'maxItems', 'required', 'additionalProperties'];
+export const CONSTRAINTS = [
+  'type',
+  'enum',
+  'minimum',
+  'maximum',
+  'minLength',
+  'maxLength',
+  'pattern',
+  'minItems',
+  'maxItems',
+  'required',
+  'additionalProperties',
+];
 
 /** Constraint keywords of a JSON Schema, by path (`place_order.items[].quantity.type`). */
 export function constraintsOf(schema: unknown, at = ''): Record<string, unknown> {
@@ -46,7 +58,8 @@ export function constraintsOf(schema: unknown, at = ''): Record<string, unknown>
   if (typeof schema !== 'object' || schema === null) return out;
   const s = schema as Record<string, unknown>;
   for (const k of CONSTRAINTS) if (k in s) out[`${at}.${k}`] = s[k];
-  for (const [key, value] of Object.entries((s.properties as Record<string, unknown> | undefined) ?? {})) Object.assign(out, constraintsOf(value, `${at}.${key}`));
+  for (const [key, value] of Object.entries((s.properties as Record<string, unknown> | undefined) ?? {}))
+    Object.assign(out, constraintsOf(value, `${at}.${key}`));
   if (s.items) Object.assign(out, constraintsOf(s.items, `${at}[]`));
   return out;
 }
