@@ -44,7 +44,7 @@ function createModernServer(scope: RequestScope): Server {
   server.setRequestHandler('resources/list', async () => ({ resources: [] }));
   server.setRequestHandler('resources/templates/list', async () => ({ resourceTemplates: [] }));
   server.setRequestHandler('tools/call', async (req) => {
-    const result = (await callTool(scope.ctx, req.params.name, req.params.arguments, scope.observe)) as CallToolResult;
+    const result = (await callTool(scope.ctx, req.params.name, req.params.arguments, scope.observe, req.params._meta)) as CallToolResult;
     return server.projectCallToolResult(result, OUTPUT_SCHEMAS.get(req.params.name));
   });
   return server;

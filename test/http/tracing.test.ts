@@ -220,6 +220,40 @@ describe.skipIf(!SERVER)('traces exported over OTLP (a real process)', () => {
     for (const digits of PHONE_DIGITS) expect(JSON.stringify(spans)).not.toContain(digits);
   });
 
+  it('in revision 2026-07-28 too: the traceparent beside the protocol fields in _meta parents the tool span', async () => {
+    const traceId = hex(16);
+    const callerSpan = hex(8);
+    const res = await fetch(`${base}/mcp`, {
+      method: 'POST',
+      headers: {
+        ...headers,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': 'tools/call',
+        'mcp-name': 'browse_catalog',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: {
+          name: 'browse_catalog',
+          arguments: {},
+          _meta: {
+            'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+            'io.modelcontextprotocol/clientCapabilities': {},
+            traceparent: `00-${traceId}-${callerSpan}-01`,
+          },
+        },
+      }),
+    });
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { result: { isError?: boolean } }).result.isError).toBeFalsy();
+    const spans = await spansOf(traceId, (s) => s.some((x) => x.name === 'tools/call browse_catalog'));
+    expect(spans.find((s) => s.name === 'tools/call browse_catalog')!.parentSpanId).toBe(callerSpan);
+  });
+
   it('a webhook delivery carries traceparent out, and its CLIENT span is exported', async () => {
     for (let i = 0; i < 100 && receiver.hooks.length === 0; i++) await new Promise((r) => setTimeout(r, 100));
     const traceparent = receiver.hooks[0];
