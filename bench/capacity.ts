@@ -179,8 +179,11 @@ async function main() {
       log(`${name}: ${r.done} requests, service ${svc.toFixed(3)} ms CPU each, database ${db.toFixed(3)} ms (${r.errors} errors)`);
     }
   } finally {
-    await admin.end();
     child.kill('SIGTERM');
+    await new Promise((r) => child.once('exit', r));
+    // the machine's PostgreSQL is shared (and copied whole by the replica test): leave no database behind
+    await admin.query(`DROP DATABASE IF EXISTS ${DB_NAME} WITH (FORCE)`);
+    await admin.end();
   }
   const perCore = (ms: number) => (ms > 0 ? Math.floor(1000 / ms).toLocaleString('en-IN') : '–');
   console.log(`\nCPU per request (${PRODUCTS.toLocaleString()} products, ${REQUESTS} requests each at ${POOL} connections, pool ${POOL})\n`);

@@ -28,6 +28,8 @@ drop_slot() {
 remove() {
   local port=$1
   if cluster_exists "replica_$port"; then pg_dropcluster --stop "$version" "replica_$port" 2>/dev/null || true; fi
+  # pg_dropcluster leaves the folder when it holds our owner file
+  cluster_exists "replica_$port" || rm -rf "/etc/postgresql/$version/replica_$port"
   drop_slot "commerce_replica_$port"
 }
 
@@ -58,6 +60,15 @@ remove_stale() {
     [ -n "$owner" ] || continue # not made by this script
     kill -0 "$owner" 2>/dev/null || remove "${name#replica_}"
   done
+  # a slot whose replica is gone (a backup cut short leaves one): inactive and without its cluster, it only keeps WAL
+  for name in $(primary "SELECT slot_name FROM pg_replication_slots WHERE slot_name LIKE 'commerce\_replica\_%' AND NOT active"); do
+    cluster_exists "replica_${name#commerce_replica_}" || primary "SELECT pg_drop_replication_slot('$name')" >/dev/null
+  done
+  # what a cut-short run leaves of a removed cluster: its folder holding only the owner file
+  for dir in /etc/postgresql/"$version"/replica_*; do
+    [ -d "$dir" ] && ! cluster_exists "$(basename "$dir")" && rm -rf "$dir"
+  done
+  return 0
 }
 
 case "${1:-}" in
@@ -76,7 +87,9 @@ case "${1:-}" in
     data=/var/lib/postgresql/$version/replica_$port
     rm -rf "$data"
     install -d -o postgres -g postgres -m 700 "$data"
-    runuser -u postgres -- pg_basebackup -h 127.0.0.1 -p "$primary_port" -U postgres -D "$data" -R -X stream -C -S "commerce_replica_$port"
+    # --checkpoint=fast: the default (spread) waits for a paced checkpoint, up to minutes, while the rest of the suite
+    # creates and drops databases; a DROP DATABASE waits for this backup's sender, so the backup must be short.
+    runuser -u postgres -- pg_basebackup -h 127.0.0.1 -p "$primary_port" -U postgres -D "$data" -R -X stream -C -S "commerce_replica_$port" --checkpoint=fast
     start_cluster "$port"
     echo "postgres://postgres@127.0.0.1:$port/postgres"
     ;;
