@@ -308,6 +308,26 @@ export interface ReadOptions {
   newLocation?: { code: string; name: string };
 }
 
+/** A reader's result: the catalogue file its products make, with the categories and brands they named. */
+export function converted(
+  format: Converted['format'],
+  opts: ReadOptions,
+  parts: { categories: CategoryTree; brands: BrandSet; products: Record<string, unknown>[]; origins: Origins; notes: string[] },
+): Converted {
+  return {
+    format,
+    file: {
+      format: 'commerce-catalogue/1',
+      locations: opts.newLocation ? [{ ...opts.newLocation, kind: 'warehouse', ships_orders: true }] : [],
+      categories: parts.categories.entries,
+      brands: parts.brands.entries,
+      products: parts.products,
+    },
+    origins: parts.origins,
+    notes: parts.notes,
+  };
+}
+
 /** The notes for products left without an HSN code, one line naming them (the first 20). */
 export function withoutHsnNote(names: string[]): string[] {
   if (names.length === 0) return [];

@@ -1,6 +1,7 @@
 import {
   BrandSet,
   CategoryTree,
+  converted,
   htmlText,
   priceText,
   Problems,
@@ -177,16 +178,5 @@ export function readShopify(rows: CsvRow[], opts: ReadOptions): Converted {
   if (negative) notes.push(`${negative} variant(s) had a negative Variant Inventory Qty (oversold in Shopify): set to 0`);
   if (droppedMrp) notes.push(`${droppedMrp} variant(s) had a Compare At Price below the price: it was left out`);
   notes.push(...withoutHsnNote(noHsn));
-  return {
-    format: 'shopify',
-    file: {
-      format: 'commerce-catalogue/1',
-      locations: opts.newLocation ? [{ ...opts.newLocation, kind: 'warehouse', ships_orders: true }] : [],
-      categories: categories.entries,
-      brands: brands.entries,
-      products,
-    },
-    origins,
-    notes,
-  };
+  return converted('shopify', opts, { categories, brands, products, origins, notes });
 }

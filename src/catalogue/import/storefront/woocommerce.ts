@@ -1,6 +1,7 @@
 import {
   BrandSet,
   CategoryTree,
+  converted,
   htmlText,
   priceText,
   Problems,
@@ -190,16 +191,5 @@ export function readWooCommerce(rows: CsvRow[], opts: ReadOptions): Converted {
   if (untracked) notes.push(`${untracked} variant(s) have no Stock (not managed in WooCommerce): they have no stock until it is set (catalog stock)`);
   if (negative) notes.push(`${negative} variant(s) had a negative Stock (backorders): set to 0`);
   notes.push(...withoutHsnNote(noHsn));
-  return {
-    format: 'woocommerce',
-    file: {
-      format: 'commerce-catalogue/1',
-      locations: opts.newLocation ? [{ ...opts.newLocation, kind: 'warehouse', ships_orders: true }] : [],
-      categories: categories.entries,
-      brands: brands.entries,
-      products,
-    },
-    origins,
-    notes,
-  };
+  return converted('woocommerce', opts, { categories, brands, products, origins, notes });
 }
