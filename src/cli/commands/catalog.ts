@@ -20,14 +20,19 @@ async function companyOf(values: Record<string, unknown>, ctx: Ctx) {
   return ctx.services.companies.get(slug);
 }
 
-/** A file given on the command line, read and decoded; a file that cannot be read or decoded is a validation error. */
-function readInput<T>(file: string, decode: (text: string) => T): { path: string; value: T } {
-  const path = resolve(file);
+/** Text decoded, or a validation error naming the file it came from. */
+function decoded<T>(path: string, text: () => string, decode: (text: string) => T): T {
   try {
-    return { path, value: decode(readFileSync(path, 'utf8')) };
+    return decode(text());
   } catch (err) {
     throw new AppError('validation_failed', `cannot read ${path}: ${(err as Error).message}`);
   }
+}
+
+/** A file given on the command line, read and decoded; a file that cannot be read or decoded is a validation error. */
+function readInput<T>(file: string, decode: (text: string) => T): { path: string; value: T } {
+  const path = resolve(file);
+  return { path, value: decoded(path, () => readFileSync(path, 'utf8'), decode) };
 }
 
 /** A refusal with a list of problems: each on its own line (or the list as JSON with --json); nothing was changed. */
@@ -82,7 +87,11 @@ export const catalogCommands: CommandGroup = {
               .trimStart()
               .startsWith('{'))
         ) {
-          const input = readInput(pos[0], (t): unknown => JSON.parse(t)).value;
+          const input = decoded(
+            path,
+            () => text,
+            (t): unknown => JSON.parse(t),
+          ); // the text already read
           summary = await ctx.services.catalogueImport.importCatalogue(company.id, input, { ...opts, baseDir: dirname(path), onNote: (n) => notes.push(n) });
         } else {
           const taxMap = values['tax-map'] ? readInput(str(values['tax-map'])!, (t) => t).value : undefined;
