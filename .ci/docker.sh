@@ -35,7 +35,9 @@ fi
 
 # The Docker daemon, when not running (left running afterwards, as a system service would be).
 if ! docker info >/dev/null 2>&1; then
-  setsid dockerd >/var/log/dockerd.log 2>&1 </dev/null &
+  # setsid -f: dockerd is not a child of this script, so no `wait` below can wait for it (a bare `wait` once did, and
+  # the stage hung until CI's time ran out on a machine where dockerd was not yet running).
+  setsid -f dockerd >/var/log/dockerd.log 2>&1 </dev/null
   for _ in $(seq 1 60); do docker info >/dev/null 2>&1 && break; sleep 1; done
   docker info >/dev/null 2>&1 || { tail -20 /var/log/dockerd.log; echo "docker: dockerd did not start"; exit 1; }
   part "started dockerd"
@@ -47,7 +49,7 @@ part "base image node:24-bookworm-slim ready"
 # The project's Dockerfile, unchanged. BuildKit would try to pull the `# syntax=` frontend image; the classic builder
 # reads the same file.
 build_log=$(mktemp)
-if ! DOCKER_BUILDKIT=0 docker build --network host -t "$image" . >"$build_log" 2>&1; then
+if ! DOCKER_BUILDKIT=0 timeout 900 docker build --network host -t "$image" . >"$build_log" 2>&1; then
   tail -40 "$build_log"
   echo "docker: build failed"
   exit 1
@@ -81,7 +83,7 @@ psql "$pg/postgres" -qAtc "CREATE DATABASE $database" >/dev/null
 # Two containers started together: both apply migrations at start, under an advisory lock (src/db/migrate.ts).
 # Host networking: they reach PostgreSQL and Redis on 127.0.0.1 as the service would on a private network.
 run_container() {
-  docker run -d --name "$1" --network host \
+  timeout 120 docker run -d --name "$1" --network host \
     -e HOST=127.0.0.1 -e PORT="$2" \
     -e DATABASE_URL="$pg/$database" -e REDIS_URL=redis://127.0.0.1:6379 \
     -e SEED_DEMO=false -e TRUST_PROXY=loopback -e PUBLIC_URL="http://127.0.0.1:$proxy_port" \
@@ -89,11 +91,14 @@ run_container() {
     "$image" >/dev/null
 }
 run_container "${names[0]}" "$port1" &
+run1=$!
 run_container "${names[1]}" "$port2" &
-wait
+run2=$!
+wait "$run1"
+wait "$run2"
 for _ in $(seq 1 60); do
   ready=0
-  for p in "$port1" "$port2"; do [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$p/readyz")" = 200 ] && ready=$((ready + 1)); done
+  for p in "$port1" "$port2"; do [ "$(curl -s -m 5 -o /dev/null -w '%{http_code}' "http://127.0.0.1:$p/readyz")" = 200 ] && ready=$((ready + 1)); done
   [ "$ready" = 2 ] && break
   sleep 1
 done
@@ -146,11 +151,11 @@ http {
 EOF
 nginx -t -q -c "$work/nginx.conf" -p "$work"
 nginx -c "$work/nginx.conf" -p "$work"
-for _ in $(seq 1 20); do [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$proxy_port/healthz")" = 200 ] && break; sleep 0.5; done
+for _ in $(seq 1 20); do [ "$(curl -s -m 5 -o /dev/null -w '%{http_code}' "http://127.0.0.1:$proxy_port/healthz")" = 200 ] && break; sleep 0.5; done
 part "nginx $(nginx -v 2>&1 | sed 's/.*nginx\///') on :$proxy_port"
 
 # A company, five keys and a catalogue, made with the image's own admin tool (node dist/cli/main.js).
-admin() { docker exec "${names[0]}" node dist/cli/main.js "$@"; }
+admin() { timeout 120 docker exec "${names[0]}" node dist/cli/main.js "$@"; }
 admin company create --name "CI Docker Store" --slug ci-docker >/dev/null
 keys=()
 for label in browse limit orders-1 orders-2 orders-3; do
@@ -191,6 +196,6 @@ DOCKER_CHECK_PROXY="http://127.0.0.1:$proxy_port" \
     echo "${keys[*]}"
   )" \
   DOCKER_CHECK_DATABASE_URL="$pg/$database" \
-  npx tsx scripts/docker-check.ts
+  timeout 600 npx tsx scripts/docker-check.ts
 part "checks through nginx passed"
 echo "docker: passed in ${SECONDS}s (image $((size / 1000000)) MB)"
