@@ -103,6 +103,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   // Every order placed through REST or MCP is counted and timed (metrics) and traced by wrapping the one service both call.
   const services = withOrderTracing(withOrderMetrics(deps.services ?? createServices({ db, config }), metrics));
+  metrics.watchCatalogueCache(() => services.catalogueCache.stats());
   registerPublicRoutes(app, { db, services, config, redis, draining: deps.draining ?? (() => false), overload });
 
   await app.register(

@@ -56,7 +56,7 @@ export const configSchema = z.object({
   AUTH_FAILURE_LIMIT: z.coerce.number().int().min(1).default(30),
   MEDIA_DIR: z.string().min(1).default('./media'),
   // Catalogue read models held per instance (issue 16): least recently used companies leave past this many MB.
-  CATALOGUE_CACHE_MB: z.coerce.number().min(0).default(256),
+  CATALOGUE_CACHE_MB: z.coerce.number().min(0).default(512),
   SIGNING_SECRET: optionalString.pipe(z.string().min(32, 'must be at least 32 characters').optional()),
   SEED_DEMO: z
     .enum(['true', 'false'])

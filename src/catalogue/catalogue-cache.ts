@@ -2,6 +2,16 @@ import type { Db } from '../db/index.js';
 import { buildModel, type CatalogueModel } from './read-model.js';
 import { loadCatalogue } from './read-model.queries.js';
 
+export interface CatalogueCacheStats {
+  /** models built since start: first use, a version change, or a return after eviction */
+  builds: number;
+  /** models dropped to stay under the cap: each one is rebuilt (seconds for a large company) when asked for again */
+  evictions: number;
+  companies: number;
+  bytes: number;
+  capBytes: number;
+}
+
 export interface CatalogueCache {
   /** The company's model: the one held, else built (parallel callers share one build). */
   get(companyId: string): Promise<CatalogueModel>;
@@ -10,8 +20,8 @@ export interface CatalogueCache {
    * share one rebuild.
    */
   refresh(companyId: string, stale: CatalogueModel): Promise<CatalogueModel>;
-  /** Builds so far and the models held (tests and metrics). */
-  stats(): { builds: number; companies: number; bytes: number };
+  /** Builds and evictions so far, the models held, their estimated size and the cap (tests and metrics). */
+  stats(): CatalogueCacheStats;
 }
 
 /**
@@ -24,6 +34,7 @@ export function createCatalogueCache({ db, capBytes }: { db: Db; capBytes: numbe
   const building = new Map<string, Promise<CatalogueModel>>();
   let bytes = 0;
   let builds = 0;
+  let evictions = 0;
 
   function keep(companyId: string, model: CatalogueModel): void {
     const old = held.get(companyId);
@@ -37,6 +48,7 @@ export function createCatalogueCache({ db, capBytes }: { db: Db; capBytes: numbe
       if (bytes <= capBytes || id === companyId) break;
       held.delete(id);
       bytes -= m.bytes;
+      evictions++;
     }
   }
 
@@ -73,6 +85,6 @@ export function createCatalogueCache({ db, capBytes }: { db: Db; capBytes: numbe
       }
       return build(companyId);
     },
-    stats: () => ({ builds, companies: held.size, bytes }),
+    stats: () => ({ builds, evictions, companies: held.size, bytes, capBytes }),
   };
 }

@@ -7,6 +7,7 @@ import { crossCompany } from '../db/cross-company.js';
 import type { Database } from '../db/index.js';
 import { AppError, wireCode } from '../contract/errors.js';
 import type { Services } from '../services.js';
+import type { CatalogueCacheStats } from '../catalogue/catalogue-cache.js';
 
 /**
  * Prometheus metrics (issue 19), served on their own port (METRICS_PORT), never on the public one. Labels are bounded
@@ -23,6 +24,8 @@ export interface Metrics {
   courierOutcome: (outcome: string) => void;
   /** A webhook delivery attempt: delivered, retrying or failed. */
   webhookOutcome: (outcome: string) => void;
+  /** The catalogue read models' cache whose builds, evictions and size are reported (the app's own, once built). */
+  watchCatalogueCache: (stats: () => CatalogueCacheStats) => void;
 }
 
 const SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -83,6 +86,54 @@ export function createMetrics(db: Database): Metrics {
     });
   }
 
+  // The catalogue read models held by this instance (issue 16): a rising eviction count means the working set of
+  // companies does not fit CATALOGUE_CACHE_MB, and every eviction is a rebuild (seconds for 100,000 products) later.
+  let cacheStats: (() => CatalogueCacheStats) | undefined;
+  const cacheCounter = (name: string, help: string, pick: (s: CatalogueCacheStats) => number) => {
+    let reported = 0;
+    new Counter({
+      name,
+      help,
+      registers: [registry],
+      collect() {
+        if (!cacheStats) return;
+        const now = pick(cacheStats());
+        if (now > reported) this.inc(now - reported);
+        reported = now;
+      },
+    });
+  };
+  cacheCounter(
+    'commerce_catalogue_model_builds_total',
+    'Catalogue read models built by this instance (first use, catalogue changed, or rebuilt after eviction)',
+    (s) => s.builds,
+  );
+  cacheCounter(
+    'commerce_catalogue_model_evictions_total',
+    'Catalogue read models dropped to stay under CATALOGUE_CACHE_MB (each is rebuilt when its company is next asked for)',
+    (s) => s.evictions,
+  );
+  new Gauge({
+    name: 'commerce_catalogue_models',
+    help: 'Catalogue read models held by this instance (companies)',
+    registers: [registry],
+    collect() {
+      if (cacheStats) this.set(cacheStats().companies);
+    },
+  });
+  new Gauge({
+    name: 'commerce_catalogue_cache_bytes',
+    help: 'Estimated heap size of the catalogue read models held (used) and the cap they are kept under (cap, CATALOGUE_CACHE_MB)',
+    labelNames: ['kind'],
+    registers: [registry],
+    collect() {
+      if (!cacheStats) return;
+      const s = cacheStats();
+      this.set({ kind: 'used' }, s.bytes);
+      this.set({ kind: 'cap' }, s.capBytes);
+    },
+  });
+
   // Read from the database once per scrape, shared by the gauges below.
   let backlog: Promise<Backlog> | undefined;
   const readBacklog = () => (backlog ??= queryBacklog(db).finally(() => setTimeout(() => (backlog = undefined), 0)));
@@ -122,6 +173,9 @@ export function createMetrics(db: Database): Metrics {
     toolCalled: (tool, outcome) => tools.inc({ tool, outcome }),
     courierOutcome: (outcome) => courier.inc({ outcome }),
     webhookOutcome: (outcome) => webhooks.inc({ outcome }),
+    watchCatalogueCache: (stats) => {
+      cacheStats = stats;
+    },
   };
 }
 

@@ -158,9 +158,11 @@ describe('catalogue read model: memory cap', () => {
     expect((await get(small, one.headers, '/catalog/products')).body.total).toBe(2);
     expect(cache.stats().builds - builds).toBe(1);
     expect((await get(small, two.headers, '/catalog/products')).body.total).toBe(2);
+    const evictions = cache.stats().evictions;
     expect(cache.stats()).toMatchObject({ builds: builds + 2, companies: 1 });
     expect(cache.stats().bytes).toBeLessThanOrEqual(0.002 * 1024 * 1024 * 2);
     expect((await get(small, one.headers, '/catalog/products')).body.total).toBe(2);
     expect(cache.stats().builds - builds).toBe(3);
+    expect(cache.stats().evictions - evictions).toBe(1); // the second company left for the first
   });
 });

@@ -111,6 +111,15 @@ describe('metrics', () => {
     expect(value(after, 'commerce_db_pool_connections', { state: 'max' })).toBe(pool.max);
     expect(value(after, 'commerce_db_pool_connections', { state: 'waiting' })).toBe(0);
     expect(after).toMatch(/^commerce_db_lock_waiting_backends \d+$/m);
+    // the catalogue read models: the new company's model was built once (its second browse reused it) and is held
+    const cache = ctx.services.catalogueCache.stats();
+    expect(delta('commerce_catalogue_model_builds_total', {})).toBeGreaterThanOrEqual(1);
+    expect(value(after, 'commerce_catalogue_model_builds_total')).toBe(cache.builds);
+    expect(value(after, 'commerce_catalogue_model_evictions_total')).toBe(cache.evictions);
+    expect(value(after, 'commerce_catalogue_models')).toBe(cache.companies);
+    expect(cache.companies).toBeGreaterThanOrEqual(1);
+    expect(value(after, 'commerce_catalogue_cache_bytes', { kind: 'used' })).toBe(cache.bytes);
+    expect(value(after, 'commerce_catalogue_cache_bytes', { kind: 'cap' })).toBe(Number(ctx.config.CATALOGUE_CACHE_MB) * 1024 * 1024);
     expect(after).toMatch(/^process_cpu_user_seconds_total /m);
     expect(after).toMatch(/^nodejs_eventloop_lag_seconds /m);
 
