@@ -37,7 +37,7 @@ const SMALL = args.quick ? 2_000 : 10_000;
 const LARGE = args.quick ? 20_000 : 100_000;
 const PAST_ORDERS = args.quick ? 2_000 : 20_000;
 const SERVER_URL = process.env.BENCH_DATABASE_URL ?? process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const DB_NAME = 'commerce_bench';
+const DB_NAME = process.env.BENCH_DB_NAME ?? 'commerce_bench';
 /** BENCH_CITUS=1: BENCH_DATABASE_URL is a Citus coordinator; the database is made on every node and distributed. */
 const CITUS = process.env.BENCH_CITUS === '1';
 

@@ -4,9 +4,9 @@ import type { MediaService, PhotoLinker } from '../media/media.service.js';
 import type { BrowseQuery, CategoriesResult, Product, ProductDetail, Variant } from '../contract/catalogue.js';
 import type { Page } from '../contract/paging.js';
 import type { Db } from '../db/index.js';
-import { filterSql, searchWords, type PageFilter } from './catalogue.queries.js';
+import { filterSql, likeWord, searchWords, type PageFilter } from './catalogue.queries.js';
 import { indexedPage, stockOf, type PageStock } from './read-model.queries.js';
-import { brandSet, categoryTree, productById, resolveRef, type CatalogueModel, type ModelProduct } from './read-model.js';
+import { brandSet, categoryTree, positionsOf, productById, productsMatching, resolveRef, type CatalogueModel, type ModelProduct } from './read-model.js';
 import type { CatalogueCache } from './catalogue-cache.js';
 
 const NO_STOCK: [string, string] = ['0.000', '0.000'];
@@ -91,7 +91,7 @@ export function createCatalogueService({ db, media, cache }: { db: Db; media: Pi
   }
 
   return {
-    /** GET /catalog/products: the page from the model, or from the database's indexes for search words and in_stock. */
+    /** GET /catalog/products: the page from the model, or from the database's indexes for in_stock and unseen search words. */
     async browse(tenant: Tenant, query: BrowseQuery, origin: string): Promise<Page<Product>> {
       const { companyId } = tenant;
       const { limit, offset } = query;
@@ -106,41 +106,53 @@ export function createCatalogueService({ db, media, cache }: { db: Db; media: Pi
         brands: query.brand ? brandSet(model, query.brand) : undefined,
       });
 
-      if (words.length === 0 && !inStock) {
-        const pick = (model: CatalogueModel) => {
-          const { categories, brands } = filterOf(model);
-          const all =
-            categories || brands
-              ? model.products.filter(
-                  (p) => (!categories || (p.categoryId !== null && categories.has(p.categoryId))) && (!brands || (p.brandId !== null && brands.has(p.brandId))),
-                )
-              : model.products;
-          return { rows: all.slice(offset, offset + limit), total: all.length };
-        };
-        const { model, seen } = await settled(companyId, (m) =>
-          stockOf(
-            db,
-            companyId,
-            pick(m).rows.map((p) => p.id),
-          ),
-        );
-        const { rows, total } = pick(model);
-        const link = await linking;
-        return { rows: rows.map((p) => shapeProduct(p, seen, link)), total };
-      }
+      /**
+       * The page chosen by the model: every listed product, or those of the category and brand, and of the search words
+       * when the model has seen each of them (WordCache); undefined when it has not, or for in_stock (the database).
+       */
+      const pick = (model: CatalogueModel) => {
+        if (inStock) return undefined;
+        const { categories, brands } = filterOf(model);
+        let all = words.length ? productsMatching(model, words) : model.products;
+        if (!all) return undefined;
+        if (categories || brands)
+          all = all.filter(
+            (p) => (!categories || (p.categoryId !== null && categories.has(p.categoryId))) && (!brands || (p.brandId !== null && brands.has(p.brandId))),
+          );
+        return { model, rows: all.slice(offset, offset + limit), total: all.length };
+      };
 
+      /** One statement: the version and the page's stock, and the page itself when the database's indexes choose it. */
       const read = async (model: CatalogueModel) => {
+        const picked = pick(model);
+        if (picked)
+          return {
+            ...(await stockOf(
+              db,
+              companyId,
+              picked.rows.map((p) => p.id),
+            )),
+            picked,
+          };
         const { categories, brands } = filterOf(model);
         if ((categories && categories.size === 0) || (brands && brands.size === 0)) return { ...(await stockOf(db, companyId, [])), ids: [], total: 0 };
         const f: PageFilter = { words, inStock, categoryIds: categories && [...categories], brandIds: brands && [...brands] };
         const { where, shape } = filterSql(companyId, f);
-        return indexedPage(db, companyId, where, shape, limit, offset);
+        const unseen = words.filter((w) => !model.words.get(w));
+        const seen = await indexedPage(db, companyId, where, shape, limit, offset, unseen.map(likeWord));
+        // the words' matches describe this model only if the statement saw its version
+        if (seen.matches && seen.version === model.version) unseen.forEach((w, i) => model.words.set(w, positionsOf(model, seen.matches![i])));
+        return seen;
       };
-      const known = (model: CatalogueModel, seen: { ids: string[] }) => seen.ids.every((id) => productById(model, id));
-      const { model, seen } = await settled(companyId, read, known);
+      const reuse = (model: CatalogueModel, seen: Awaited<ReturnType<typeof read>>) => 'ids' in seen && seen.ids.every((id) => productById(model, id));
+      const { model, seen } = await settled(companyId, read, reuse);
       const link = await linking;
-      const rows = seen.ids.map((id) => productById(model, id)).filter((p): p is ModelProduct => p !== undefined);
-      return { rows: rows.map((p) => shapeProduct(p, seen, link)), total: seen.total };
+      if ('picked' in seen && seen.picked?.model === model) {
+        return { rows: seen.picked.rows.map((p) => shapeProduct(p, seen, link)), total: seen.picked.total };
+      }
+      const ids = 'ids' in seen ? seen.ids : [];
+      const rows = ids.map((id) => productById(model, id)).filter((p): p is ModelProduct => p !== undefined);
+      return { rows: rows.map((p) => shapeProduct(p, seen, link)), total: 'total' in seen ? seen.total : 0 };
     },
 
     /** GET /catalog/products/{id}: by product id or SKU, or a variant's id, SKU or barcode. */

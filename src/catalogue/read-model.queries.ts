@@ -118,6 +118,8 @@ export async function stockOf(db: Db, companyId: string, productIds: string[]): 
 /**
  * A page chosen by the database's indexes (search words, in_stock): its product ids in browse order, the exact total,
  * the version and the page's live stock, in one statement. `where` filters `products p`; `shape` names the statement.
+ * `remember` (LIKE patterns of search words the caller's model has not seen yet) adds, per pattern, the ids of every
+ * listed product it matches, so the model answers those words itself next time.
  */
 export async function indexedPage(
   db: Db,
@@ -126,10 +128,23 @@ export async function indexedPage(
   shape: string,
   limit: number,
   offset: number,
-): Promise<PageStock & { ids: string[]; total: number }> {
+  remember: string[] = [],
+): Promise<PageStock & { ids: string[]; total: number; matches: string[][] | null }> {
   const page = sql`SELECT p.id, p.sort_name FROM products p WHERE ${where} ORDER BY p.sort_name, p.id LIMIT ${limit} OFFSET ${offset}`;
+  const matches = remember.length
+    ? sql`json_build_array(${sql.join(
+        remember.map(
+          (pattern) =>
+            sql`(SELECT coalesce(json_agg(m.id), '[]'::json) FROM products m WHERE m.company_id = ${companyId} AND m.listed AND m.search_text LIKE ${pattern})`,
+        ),
+        sql`, `,
+      )})`
+    : sql`NULL::json`;
   const extra = sql`(SELECT coalesce(json_agg(id ORDER BY sort_name, id), '[]'::json) FROM page) AS ids,
-    (SELECT count(*)::int FROM products p WHERE ${where}) AS total,`;
-  const rows = await db.query<PageStock & { ids: string[]; total: number }>(stockSql(companyId, page, extra), `catalogue_indexed_page_${shape}`);
+    (SELECT count(*)::int FROM products p WHERE ${where}) AS total, ${matches} AS matches,`;
+  const rows = await db.query<PageStock & { ids: string[]; total: number; matches: string[][] | null }>(
+    stockSql(companyId, page, extra),
+    `catalogue_indexed_page_${shape}_r${remember.length}`,
+  );
   return rows[0];
 }

@@ -30,6 +30,8 @@ export interface ModelProduct {
   photos: Pick<ModelPhotoRow, 'path' | 'alt' | 'variant_id'>[];
   price_min: string;
   price_max: string;
+  /** the product's place in `CatalogueModel.products` (browse order) */
+  position: number;
 }
 
 /** What an identifier names: a listed product, an active variant of one, or something not shown (null). */
@@ -47,6 +49,8 @@ export interface CatalogueModel {
    * product SKU, barcode) with the first kind to claim a string kept: one lookup answers as the ordered search did.
    */
   refs: Map<string, Ref>;
+  /** search words already answered at this version: word -> positions in `products` of the products matching it */
+  words: WordCache;
   /** an estimate of the model's heap size, for the cache's cap */
   bytes: number;
 }
@@ -99,6 +103,7 @@ export function buildModel(rows: CatalogueRows): CatalogueModel {
       photos: NO_PHOTOS,
       price_min: '0.00',
       price_max: '0.00',
+      position: products.length,
     };
     products.push(product);
     byId.set(p.id, product);
@@ -161,7 +166,7 @@ export function buildModel(rows: CatalogueRows): CatalogueModel {
   for (const c of rows.categories) bytes += OBJECT * 2 + str(c.id) + str(c.name) + str(c.slug);
   for (const b of rows.brands) bytes += OBJECT * 2 + str(b.id) + str(b.name) + str(b.slug);
 
-  return { version: rows.version, products, categories: rows.categories, brands: rows.brands, refs, bytes };
+  return { version: rows.version, products, categories: rows.categories, brands: rows.brands, refs, words: new WordCache(), bytes };
 }
 
 /** The product and variant an identifier names, in the detail route's order; undefined when nothing shown matches. */
@@ -197,4 +202,80 @@ export function categoryTree(model: CatalogueModel, ref: string): Set<string> {
 /** Ids of the brands named by id, slug or name (case-insensitive). */
 export function brandSet(model: CatalogueModel, ref: string): Set<string> {
   return new Set(model.brands.filter((b) => b.id === ref || sameText(b.slug, ref) || sameText(b.name, ref)).map((b) => b.id));
+}
+
+/**
+ * The products each search word matched, kept with the model they describe (so a catalogue change, which replaces the
+ * model, forgets them): a word's first search is answered by the database's trigram index, which also returns every
+ * product the word matches; later searches with it are answered here (issue 16). Chat searches repeat their words
+ * ("kurta", "soap"), so most are. Bounded per model: 1,000 words and 2 million positions (8 MB), least recently used out.
+ */
+export class WordCache {
+  static readonly MAX_WORDS = 1000;
+  static readonly MAX_POSITIONS = 2_000_000;
+  private readonly held = new Map<string, Int32Array>();
+  private positions = 0;
+
+  get(word: string): Int32Array | undefined {
+    const hit = this.held.get(word);
+    if (hit) {
+      this.held.delete(word);
+      this.held.set(word, hit);
+    }
+    return hit;
+  }
+
+  /** Keeps the (ascending) positions a word matched. */
+  set(word: string, positions: Int32Array): void {
+    const old = this.held.get(word);
+    if (old) this.positions -= old.length;
+    this.held.delete(word);
+    if (positions.length > WordCache.MAX_POSITIONS) return;
+    this.held.set(word, positions);
+    this.positions += positions.length;
+    for (const [w, p] of this.held) {
+      if (this.held.size <= WordCache.MAX_WORDS && this.positions <= WordCache.MAX_POSITIONS) break;
+      this.held.delete(w);
+      this.positions -= p.length;
+    }
+  }
+
+  get size(): number {
+    return this.held.size;
+  }
+}
+
+/** Ascending positions of the listed products among `ids` (ids the model does not show are left out). */
+export function positionsOf(model: CatalogueModel, ids: readonly string[]): Int32Array {
+  const out: number[] = [];
+  for (const id of ids) {
+    const p = productById(model, id);
+    if (p) out.push(p.position);
+  }
+  return Int32Array.from(out).sort();
+}
+
+/** The products matching every word, in browse order, when every word is cached; undefined when one is not. */
+export function productsMatching(model: CatalogueModel, words: readonly string[]): ModelProduct[] | undefined {
+  const lists: Int32Array[] = [];
+  for (const w of words) {
+    const hit = model.words.get(w);
+    if (!hit) return undefined;
+    lists.push(hit);
+  }
+  lists.sort((x, y) => x.length - y.length);
+  const [first, ...rest] = lists;
+  const out: ModelProduct[] = [];
+  const cursor = rest.map(() => 0);
+  outer: for (const position of first) {
+    for (let k = 0; k < rest.length; k++) {
+      const list = rest[k];
+      let i = cursor[k];
+      while (i < list.length && list[i] < position) i++;
+      cursor[k] = i;
+      if (i === list.length || list[i] !== position) continue outer;
+    }
+    out.push(model.products[position]);
+  }
+  return out;
 }

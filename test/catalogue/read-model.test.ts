@@ -130,13 +130,28 @@ describe('catalogue read model, two instances on one database', () => {
       '/catalog/products/TEE-M',
       '/catalog/products/NOPE',
       '/catalog/categories',
-      '/catalog/products?search=mug',
+      '/catalog/products?search=mug', // the word's first search: the database's index, which also returns its matches
+      '/catalog/products?search=mug', // then the model's word cache: the statement reads only the version and stock
     ]) {
       recorder.statements.length = 0;
       const res = await get(b, s.headers, path);
       expect([200, 404], path).toContain(res.status);
       expect(requestStatements(recorder.statements), path).toHaveLength(1);
     }
+    expect(requestStatements(recorder.statements)[0]).not.toContain('LIKE');
+  });
+
+  it('a search word the model has cached follows a catalogue change made through the other instance', async () => {
+    const s = await shop(a, products());
+    const search = async (word: string) => (await get(b, s.headers, `/catalog/products?search=${word}`)).body;
+    expect((await search('organic')).total).toBe(0);
+    expect((await search('organic')).total).toBe(0); // cached: no product has the word
+    expect((await search('cotton')).data.map((p: { sku: string }) => p.sku)).toEqual(['TEE']);
+    expect((await search('cotton')).total).toBe(1);
+    await a.services.catalogueImport.importCatalogue(s.companyId, catalogueFile('Organic Tee'), { baseDir: work });
+    expect((await search('organic')).data.map((p: { sku: string }) => p.sku)).toEqual(['TEE']);
+    expect((await search('cotton')).total).toBe(0);
+    expect((await search('organic')).total).toBe(1);
   });
 });
 
