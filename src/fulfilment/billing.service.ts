@@ -1,16 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { Config } from '../config.js';
 import type { Db } from '../db/index.js';
-import {
-  columnList,
-  creditNotes,
-  invoices,
-  type creditNoteCounters,
-  type CreditNoteRow,
-  type invoiceCounters,
-  type InvoiceRow,
-  type PaymentRow,
-} from '../db/schema/index.js';
+import { type creditNoteCounters, type invoiceCounters, type InvoiceRow, type PaymentRow } from '../db/schema/index.js';
 import { findTaxProfile } from '../companies/tax-profile.service.js';
 import { AppError, validationError } from '../contract/errors.js';
 import { newId } from '../lib/ids.js';
@@ -18,6 +9,7 @@ import { Decimal, money } from '../lib/money.js';
 import { recordOrderEvent } from '../orders/order-events.js';
 import { lockOrder } from './fulfilment.queries.js';
 import { buildInvoiceDocument } from './invoice-document.js';
+import { findCreditNote, findInvoice, type OrderInvoice } from './billing.queries.js';
 import type { OrderViews } from './order-view.js';
 
 /** Billing: invoices (GST series per financial year) and payments. The *Tx functions run inside a caller's transaction. */
@@ -47,20 +39,6 @@ export function formatDocumentNumber(prefix: string, fy: string, n: number): str
 
 /** Credit notes' own series. */
 export const CREDIT_NOTE_PREFIX = 'CN';
-
-const INVOICE_FIELDS = ['id', 'invoice_number', 'total', 'amount_paid', 'issued_at', 'due_at'] as const;
-/** The invoice columns billing and the staff view read. */
-export type OrderInvoice = Pick<InvoiceRow, (typeof INVOICE_FIELDS)[number]>;
-const INVOICE_COLS = columnList(invoices, INVOICE_FIELDS);
-
-export async function findInvoice(db: Db, companyId: string, orderId: string, lock = false): Promise<OrderInvoice | undefined> {
-  const rows = await db.query<OrderInvoice>(
-    lock
-      ? sql`SELECT ${INVOICE_COLS} FROM invoices WHERE company_id = ${companyId} AND order_id = ${orderId} FOR UPDATE`
-      : sql`SELECT ${INVOICE_COLS} FROM invoices WHERE company_id = ${companyId} AND order_id = ${orderId}`,
-  );
-  return rows[0];
-}
 
 /**
  * Issues the order's invoice inside the caller's transaction (the order row is already locked), or returns
@@ -97,17 +75,6 @@ export async function issueInvoiceTx(
     await recordPaymentTx(tx, companyId, id, new Decimal(order.amount), 'prepaid', order.payment_reference, now);
   }
   return (await findInvoice(tx, companyId, order.id))!;
-}
-
-const CREDIT_NOTE_FIELDS = ['id', 'invoice_id', 'credit_note_number', 'reason', 'total', 'issued_at'] as const;
-export type InvoiceCreditNote = Pick<CreditNoteRow, (typeof CREDIT_NOTE_FIELDS)[number]>;
-const CREDIT_NOTE_COLS = columnList(creditNotes, CREDIT_NOTE_FIELDS);
-
-export async function findCreditNote(db: Db, companyId: string, invoiceId: string): Promise<InvoiceCreditNote | undefined> {
-  const rows = await db.query<InvoiceCreditNote>(
-    sql`SELECT ${CREDIT_NOTE_COLS} FROM credit_notes WHERE company_id = ${companyId} AND invoice_id = ${invoiceId}`,
-  );
-  return rows[0];
 }
 
 /**

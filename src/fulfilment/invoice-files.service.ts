@@ -3,7 +3,7 @@ import type { Db } from '../db/index.js';
 import type { CreditNoteRow, InvoiceRow, OrderRow } from '../db/schema/index.js';
 import { AppError, notFound } from '../contract/errors.js';
 import { findTaxProfile } from '../companies/tax-profile.service.js';
-import { findCreditNote, findInvoice } from './billing.service.js';
+import { findCreditNote, findInvoice } from './billing.queries.js';
 import { buildInvoiceDocument, type InvoiceDocument } from './invoice-document.js';
 import { renderInvoicePdf, type PdfView } from './invoice-pdf.js';
 import type { OrderViews } from './order-view.js';

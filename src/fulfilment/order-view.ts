@@ -4,7 +4,7 @@ import { orderStatusLabel } from '../contract/status-labels.js';
 import type { Db } from '../db/index.js';
 import { notFound } from '../contract/errors.js';
 import { money } from '../lib/money.js';
-import { findCreditNote, findInvoice } from './billing.service.js';
+import { findCreditNote, findInvoice } from './billing.queries.js';
 import { findOrderIdForStaff, findShipment, readOrder } from './fulfilment.queries.js';
 
 /** How staff name an order and what they see after a command; shared by the fulfilment services. */
