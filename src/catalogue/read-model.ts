@@ -166,7 +166,8 @@ export function buildModel(rows: CatalogueRows): CatalogueModel {
   for (const c of rows.categories) bytes += OBJECT * 2 + str(c.id) + str(c.name) + str(c.slug);
   for (const b of rows.brands) bytes += OBJECT * 2 + str(b.id) + str(b.name) + str(b.slug);
 
-  return { version: rows.version, products, categories: rows.categories, brands: rows.brands, refs, words: new WordCache(), bytes };
+  const words = new WordCache(WordCache.positionsFor(products.length));
+  return { version: rows.version, products, categories: rows.categories, brands: rows.brands, refs, words, bytes };
 }
 
 /** The product and variant an identifier names, in the detail route's order; undefined when nothing shown matches. */
@@ -208,13 +209,20 @@ export function brandSet(model: CatalogueModel, ref: string): Set<string> {
  * The products each search word matched, kept with the model they describe (so a catalogue change, which replaces the
  * model, forgets them): a word's first search is answered by the database's trigram index, which also returns every
  * product the word matches; later searches with it are answered here (issue 16). Chat searches repeat their words
- * ("kurta", "soap"), so most are. Bounded per model: 1,000 words and 2 million positions (8 MB), least recently used out.
+ * ("kurta", "soap"), so most are. Bounded per model, least recently used out: 1,000 words, and positions in proportion to
+ * the catalogue (20 per product, from 2,000 to 2 million: at most 80 bytes per product, 8 MB for 100,000, about 3% of the
+ * model, within the error of the size estimate the cache's cap uses, so not added to it).
  */
 export class WordCache {
   static readonly MAX_WORDS = 1000;
-  static readonly MAX_POSITIONS = 2_000_000;
+  /** Positions kept for a catalogue of `products` listed products. */
+  static positionsFor(products: number): number {
+    return Math.min(2_000_000, Math.max(2_000, 20 * products));
+  }
   private readonly held = new Map<string, Int32Array>();
   private positions = 0;
+
+  constructor(readonly maxPositions: number) {}
 
   get(word: string): Int32Array | undefined {
     const hit = this.held.get(word);
@@ -230,11 +238,11 @@ export class WordCache {
     const old = this.held.get(word);
     if (old) this.positions -= old.length;
     this.held.delete(word);
-    if (positions.length > WordCache.MAX_POSITIONS) return;
+    if (positions.length > this.maxPositions) return;
     this.held.set(word, positions);
     this.positions += positions.length;
     for (const [w, p] of this.held) {
-      if (this.held.size <= WordCache.MAX_WORDS && this.positions <= WordCache.MAX_POSITIONS) break;
+      if (this.held.size <= WordCache.MAX_WORDS && this.positions <= this.maxPositions) break;
       this.held.delete(w);
       this.positions -= p.length;
     }

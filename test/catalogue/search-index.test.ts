@@ -25,7 +25,7 @@ function random(seed: number) {
 describe('word cache (no database)', () => {
   const model = (n: number) => {
     const products = Array.from({ length: n }, (_, position) => ({ id: `p${position}`, position }));
-    return { products, words: new WordCache() } as unknown as CatalogueModel;
+    return { products, words: new WordCache(WordCache.positionsFor(n)) } as unknown as CatalogueModel;
   };
 
   it('intersects the cached words exactly, in browse order, and answers nothing until every word is cached', () => {
@@ -45,18 +45,19 @@ describe('word cache (no database)', () => {
     expect(productsMatching(m, ['aaa', 'eee'])).toBeUndefined();
   });
 
-  it('is bounded: least recently used words leave past 1,000 words or 2 million positions', () => {
-    const cache = new WordCache();
+  it('is bounded: least recently used words leave past 1,000 words or its positions, which grow with the catalogue', () => {
+    expect([10, 10_000, 100_000, 1_000_000].map((n) => WordCache.positionsFor(n))).toEqual([2_000, 200_000, 2_000_000, 2_000_000]);
+    const cache = new WordCache(100_000);
     for (let i = 0; i < WordCache.MAX_WORDS; i++) cache.set(`w${i}`, Int32Array.of(i));
     cache.get('w0'); // used: now the most recent
     cache.set('new', Int32Array.of(1));
     expect(cache.size).toBe(WordCache.MAX_WORDS);
     expect(cache.get('w0')).toBeDefined();
     expect(cache.get('w1')).toBeUndefined();
-    cache.set('big', new Int32Array(WordCache.MAX_POSITIONS - 10));
+    cache.set('big', new Int32Array(100_000 - 10));
     expect(cache.get('big')).toBeDefined();
     expect(cache.size).toBeLessThan(WordCache.MAX_WORDS - 5);
-    cache.set('huge', new Int32Array(WordCache.MAX_POSITIONS + 1)); // never kept: the database answers it each time
+    cache.set('huge', new Int32Array(100_000 + 1)); // never kept: the database answers it each time
     expect(cache.get('huge')).toBeUndefined();
   });
 });
