@@ -1,5 +1,5 @@
 /**
- * npm run bench [-- --duration 5 --rounds 3 --quick --soak 10 --no-write]
+ * npm run bench [-- --duration 5 --rounds 3 --quick --soak 10 --no-write --only 'name part,name part']
  *
  * Benchmarks the real service (child process, rate limiter ON) against baselines measured in the same run:
  * a bare Fastify route and SELECT 1 through the same pool (same process), and pgbench running the database
@@ -423,7 +423,9 @@ async function main() {
   let rss = '';
   try {
     const all = workloads(port, fixture, hasPgbench);
-    const list = args.only ? all.filter((x) => x.name.includes(args.only!)) : all;
+    // --only 'a,b': the workloads whose names contain any of the comma-separated parts
+    const only = args.only?.split(',').filter(Boolean);
+    const list = only ? all.filter((x) => only.some((part) => x.name.includes(part))) : all;
     log(`warm-up (${list.length} workloads, 1 s each)`);
     for (const w of list) await w.run(1);
     const warmRss = rssMb(child.pid!);
