@@ -134,7 +134,8 @@ export function createCatalogueService({ db, media, cache }: { db: Db; media: Pi
         if ((categories && categories.size === 0) || (brands && brands.size === 0)) return { ...(await stockOf(db, companyId, [])), ids: [], total: 0 };
         const f: PageFilter = { words, inStock, categoryIds: categories && [...categories], brandIds: brands && [...brands] };
         const { where, shape } = filterSql(companyId, f);
-        return indexedPage(db, companyId, where, shape, limit, offset);
+        const inStockOnly = inStock && words.length === 0 && !f.categoryIds && !f.brandIds;
+        return indexedPage(db, companyId, where, shape, limit, offset, inStockOnly);
       };
       const known = (model: CatalogueModel, seen: { ids: string[] }) => seen.ids.every((id) => productById(model, id));
       const { model, seen } = await settled(companyId, read, known);

@@ -118,6 +118,8 @@ export async function stockOf(db: Db, companyId: string, productIds: string[]): 
 /**
  * A page chosen by the database's indexes (search words, in_stock): its product ids in browse order, the exact total,
  * the version and the page's live stock, in one statement. `where` filters `products p`; `shape` names the statement.
+ * With `inStockOnly` (the filter is in_stock and nothing else) the total is the company's in-stock counter (migration
+ * 0020), kept exact by the writers, instead of a count of every product in stock.
  */
 export async function indexedPage(
   db: Db,
@@ -126,10 +128,14 @@ export async function indexedPage(
   shape: string,
   limit: number,
   offset: number,
+  inStockOnly = false,
 ): Promise<PageStock & { ids: string[]; total: number }> {
   const page = sql`SELECT p.id, p.sort_name FROM products p WHERE ${where} ORDER BY p.sort_name, p.id LIMIT ${limit} OFFSET ${offset}`;
-  const extra = sql`(SELECT coalesce(json_agg(id ORDER BY sort_name, id), '[]'::json) FROM page) AS ids,
-    (SELECT count(*)::int FROM products p WHERE ${where}) AS total,`;
-  const rows = await db.query<PageStock & { ids: string[]; total: number }>(stockSql(companyId, page, extra), `catalogue_indexed_page_${shape}`);
+  const total = inStockOnly
+    ? sql`coalesce((SELECT in_stock_products FROM catalogue_counts WHERE company_id = ${companyId}), 0)`
+    : sql`(SELECT count(*)::int FROM products p WHERE ${where})`;
+  const extra = sql`(SELECT coalesce(json_agg(id ORDER BY sort_name, id), '[]'::json) FROM page) AS ids, ${total} AS total,`;
+  const name = `catalogue_indexed_page_${shape}${inStockOnly ? '_counted' : ''}`;
+  const rows = await db.query<PageStock & { ids: string[]; total: number }>(stockSql(companyId, page, extra), name);
   return rows[0];
 }
