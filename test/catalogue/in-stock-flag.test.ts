@@ -1,5 +1,7 @@
 import { sql } from 'drizzle-orm';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
+import { refreshInStockOfVariants } from '../../src/catalogue/catalogue.queries.js';
+import type { Db } from '../../src/db/index.js';
 import { useTestApp } from '../helpers/app.js';
 import { BASE, get, listeningUrl, orderBody, post, shop, uid } from '../helpers/orders.js';
 import type { ProductFixture } from '../helpers/catalogue-fixtures.js';
@@ -208,4 +210,43 @@ describe('racing writers leave every flag equal to the rule', () => {
       expect(await inStock(s.headers)).toEqual({ skus: [], total: 0 });
     }
   });
+
+  // PGlite is one connection: two open transactions cannot overlap there.
+  it.skipIf(inject('testDb') === null)(
+    'two writers emptying different variants of one product in overlapping transactions: the second waits and sees the first',
+    async () => {
+      const s = await stockShop([
+        {
+          sku: 'VASE',
+          name: 'Vase',
+          variants: [
+            { sku: 'VASE-S', selling_price: '599.00', stock: '1' },
+            { sku: 'VASE-L', selling_price: '899.00', stock: '1' },
+          ],
+        },
+      ]);
+      // a writer's shape: the stock row written (and locked) first, then the product's flag refreshed
+      const empty = async (tx: Db, sku: string) => {
+        await tx.query(sql`UPDATE stock_levels SET on_hand = 0 WHERE company_id = ${s.companyId} AND variant_id = ${s.variantIds[sku]}`);
+        await refreshInStockOfVariants(tx, s.companyId, [s.variantIds[sku]]);
+      };
+      let release!: () => void;
+      const held = new Promise<void>((r) => (release = r));
+      let refreshed!: () => void;
+      const first = new Promise<void>((r) => (refreshed = r));
+      const one = ctx.db.tx(async (tx) => {
+        await empty(tx, 'VASE-S'); // VASE-L is still in stock as this transaction sees it: no flip
+        refreshed();
+        await held;
+      });
+      await first;
+      // without the product lock this one would see VASE-S still in stock (not yet committed) and flip nothing either
+      const two = ctx.db.tx((tx) => empty(tx, 'VASE-L'));
+      await new Promise((r) => setTimeout(r, 300));
+      release();
+      await Promise.all([one, two]);
+      expect(await drift(s.companyId)).toEqual({ wrong: [], counter: 0, flagged: 0 });
+      expect(await inStock(s.headers)).toEqual({ skus: [], total: 0 });
+    },
+  );
 });
