@@ -15,7 +15,10 @@ CREATE INDEX products_in_stock ON products (company_id, sort_name, id) WHERE lis
 -- COMMITTED) sees the stock the first one committed, so neither leaves a stale flag. Callers lock the stock rows they
 -- change before this (stock rows, then products). Each flag that disagrees with the rule is flipped, and the
 -- company's counter (listed AND in_stock) moves by the flips among listed products. Every statement filters on
--- company_id = p_company: a router query on Citus.
+-- company_id = p_company: a router query on Citus. The rule is written as scalar subqueries, not EXISTS over a join (the
+-- shape the in_stock filter had, see docs/reliability.md): each is a probe by key whatever the statistics say. As a
+-- join, a freshly generated, unanalysed catalogue got a hashed subplan comparing every variant with every stock row
+-- (over 20 s per 1,000 products).
 CREATE FUNCTION refresh_in_stock(p_company text, p_products text[]) RETURNS integer LANGUAGE plpgsql
 SET plan_cache_mode = force_custom_plan AS $$
 DECLARE
@@ -28,10 +31,10 @@ BEGIN
   WITH flipped AS (
     UPDATE products p SET in_stock = NOT p.in_stock
     WHERE p.company_id = p_company AND p.id = ANY (p_products)
-      AND p.in_stock <> EXISTS (
-        SELECT 1 FROM variants v
-        JOIN stock_levels s ON s.company_id = p_company AND s.variant_id = v.id AND s.location_id = ship_from
-        WHERE v.company_id = p_company AND v.product_id = p.id AND v.active AND stock_available(s.on_hand, s.reserved) > 0)
+      AND p.in_stock <> coalesce((
+        SELECT bool_or((SELECT stock_available(s.on_hand, s.reserved) > 0 FROM stock_levels s
+                        WHERE s.company_id = p_company AND s.variant_id = v.id AND s.location_id = ship_from))
+        FROM variants v WHERE v.company_id = p_company AND v.product_id = p.id AND v.active), false)
     RETURNING p.in_stock, p.listed)
   SELECT count(*) FILTER (WHERE listed AND in_stock), count(*) FILTER (WHERE listed AND NOT in_stock) INTO gained, lost FROM flipped;
   IF gained <> lost THEN
