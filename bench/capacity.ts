@@ -18,6 +18,7 @@ import pg from 'pg';
 import { createPgDatabase } from '../src/db/client.js';
 import { migrate } from '../src/db/migrate.js';
 import { generateCatalogue } from '../src/catalogue/catalogue.generate.js';
+import { refreshInStockOfCompany } from '../src/catalogue/catalogue.queries.js';
 import { configSchema } from '../src/config.js';
 import { createServices } from '../src/services.js';
 
@@ -58,6 +59,7 @@ async function setUp() {
     const key = (await services.keys.create(company.id, 'capacity')).key;
     await generateCatalogue(db, company.id, { products: PRODUCTS, seed: 3, onProgress: (d, t) => d === t && log(`catalogue: ${t} products`) });
     await db.query(sql`UPDATE stock_levels SET on_hand = 1000000000 WHERE company_id = ${company.id}`);
+    await refreshInStockOfCompany(db, company.id); // a raw stock write: the in-stock flags follow, as every writer's do
     const skus = (await db.query<{ sku: string }>(sql`SELECT sku FROM variants WHERE company_id = ${company.id} ORDER BY id`)).map((r) => r.sku);
     const ctx = { companyId: company.id, keyId: 'capacity', keyPrefix: 'capacity', permissions: ['commerce'] };
     const orderNumbers: string[] = [];

@@ -17,6 +17,7 @@ import pg from 'pg';
 import { createPgDatabase } from '../src/db/client.js';
 import { migrate } from '../src/db/migrate.js';
 import { generateCatalogue } from '../src/catalogue/catalogue.generate.js';
+import { refreshInStockOfCompany } from '../src/catalogue/catalogue.queries.js';
 import { configSchema } from '../src/config.js';
 import { createServices } from '../src/services.js';
 
@@ -49,6 +50,7 @@ async function setUp(): Promise<{ key: string; skus: string[] }> {
     const key = (await services.keys.create(company.id, 'bench')).key;
     await generateCatalogue(db, company.id, { products: 2_000, seed: 1 });
     await db.query(sql`UPDATE stock_levels SET on_hand = 1000000000 WHERE company_id = ${company.id}`);
+    await refreshInStockOfCompany(db, company.id); // a raw stock write: the in-stock flags follow, as every writer's do
     await db.query(sql`VACUUM ANALYZE`);
     const skus = (await db.query<{ sku: string }>(sql`SELECT sku FROM variants WHERE company_id = ${company.id} ORDER BY id LIMIT 2000`)).map((r) => r.sku);
     return { key, skus };

@@ -31,17 +31,8 @@ export function filterSql(companyId: string, f: PageFilter): { where: SQL; shape
   for (const w of f.words) parts.push(sql`p.search_text LIKE ${likeWord(w)}`);
   if (f.categoryIds) parts.push(sql`p.category_id = ANY(${sql.param(f.categoryIds)}::text[])`);
   if (f.brandIds) parts.push(sql`p.brand_id = ANY(${sql.param(f.brandIds)}::text[])`);
-  if (f.inStock) {
-    // Scalar subqueries, not EXISTS: the planner cannot flatten them into a join, so each is a probe by full key
-    // (variants by product, then the ship-from stock row by its primary key) whatever the table statistics say.
-    // Flattened, an unanalysed catalogue got a plan comparing every variant with every stock row per product
-    // (0.7 s on 50 products, past the statement timeout under order traffic); this shape takes 2 ms there.
-    parts.push(sql`coalesce((
-      SELECT bool_or((SELECT stock_available(sl.on_hand, sl.reserved) > 0 FROM stock_levels sl
-                      WHERE sl.company_id = ${companyId} AND sl.variant_id = sv.id
-                        AND sl.location_id = (SELECT loc.id FROM stock_locations loc WHERE loc.company_id = ${companyId} AND loc.ships_orders AND loc.active)))
-      FROM variants sv WHERE sv.company_id = ${companyId} AND sv.product_id = p.id AND sv.active), false)`);
-  }
+  // products.in_stock (refresh_in_stock, migration 0020): with `listed`, the predicate of the products_in_stock index.
+  if (f.inStock) parts.push(sql`p.in_stock`);
   // The statement's text depends only on this shape, so it can be a named prepared statement.
   const shape = `w${f.words.length}${f.categoryIds ? 'c' : ''}${f.brandIds ? 'b' : ''}${f.inStock ? 'i' : ''}`;
   return { where: sql.join(parts, sql` AND `), shape };
@@ -65,14 +56,49 @@ export async function refreshSearchText(db: Db, companyId: string, productIds: s
 }
 
 /**
- * Brings products.listed (active with at least one active variant) and the company's listed-product counter
- * (catalogue_counts, the unfiltered browse total) up to date for the given products: `refresh_listing`,
- * migration 0012, the one definition of the rule. Every writer of products or variants calls it after its
- * writes, in the same transaction (there are no triggers: Citus cannot distribute tables that have them).
+ * Brings products.listed (active with at least one active variant) and products.in_stock (migration 0020), with the
+ * company's counters of both (catalogue_counts: the unfiltered and the in_stock=true browse totals), up to date for
+ * the given products: `refresh_listing` and `refresh_in_stock`, the one definition of each rule. Every writer of
+ * products or variants calls it after its writes, in the same transaction (there are no triggers: Citus cannot
+ * distribute tables that have them); a writer of stock rows alone calls refreshInStock.
  */
 export async function refreshListing(db: Db, companyId: string, productIds: string[]): Promise<void> {
   if (productIds.length === 0) return;
   await db.query(sql`SELECT refresh_listing(${companyId}, ${sql.param(productIds)}::text[])`);
+  await refreshInStock(db, companyId, productIds);
+}
+
+/**
+ * Brings products.in_stock and the company's in-stock counter up to date for the given products (`refresh_in_stock`,
+ * migration 0020), which it locks in id order. Called after the caller has locked and written the stock rows it
+ * changes (lock order: stock rows, then products), in the same transaction.
+ */
+export async function refreshInStock(db: Db, companyId: string, productIds: string[]): Promise<void> {
+  if (productIds.length === 0) return;
+  await db.query(sql`SELECT refresh_in_stock(${companyId}, ${sql.param(productIds)}::text[])`);
+}
+
+/** refreshInStock for the products of the given variants. */
+export async function refreshInStockOfVariants(db: Db, companyId: string, variantIds: string[]): Promise<void> {
+  if (variantIds.length === 0) return;
+  const rows = await db.query<{ product_id: string }>(
+    sql`SELECT DISTINCT product_id FROM variants WHERE company_id = ${companyId} AND id = ANY(${sql.param(variantIds)}::text[])`,
+  );
+  await refreshInStock(
+    db,
+    companyId,
+    rows.map((r) => r.product_id),
+  );
+}
+
+/** refreshInStock for every product of the company: after its ship-from location changed. */
+export async function refreshInStockOfCompany(db: Db, companyId: string): Promise<void> {
+  const rows = await db.query<{ id: string }>(sql`SELECT id FROM products WHERE company_id = ${companyId}`);
+  await refreshInStock(
+    db,
+    companyId,
+    rows.map((r) => r.id),
+  );
 }
 
 /**

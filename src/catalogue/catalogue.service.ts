@@ -138,8 +138,9 @@ export function createCatalogueService({ db, media, cache }: { db: Db; media: Pi
         if ((categories && categories.size === 0) || (brands && brands.size === 0)) return { ...(await stockOf(db, companyId, [])), ids: [], total: 0 };
         const f: PageFilter = { words, inStock, categoryIds: categories && [...categories], brandIds: brands && [...brands] };
         const { where, shape } = filterSql(companyId, f);
+        const inStockOnly = inStock && words.length === 0 && !f.categoryIds && !f.brandIds;
         const unseen = words.filter((w) => !model.words.get(w));
-        const seen = await indexedPage(db, companyId, where, shape, limit, offset, unseen.map(likeWord));
+        const seen = await indexedPage(db, companyId, where, shape, limit, offset, { inStockOnly, remember: unseen.map(likeWord) });
         // the words' matches describe this model only if the statement saw its version
         if (seen.matches && seen.version === model.version) unseen.forEach((w, i) => model.words.set(w, positionsOf(model, seen.matches![i])));
         return seen;

@@ -118,8 +118,10 @@ export async function stockOf(db: Db, companyId: string, productIds: string[]): 
 /**
  * A page chosen by the database's indexes (search words, in_stock): its product ids in browse order, the exact total,
  * the version and the page's live stock, in one statement. `where` filters `products p`; `shape` names the statement.
- * `remember` (LIKE patterns of search words the caller's model has not seen yet) adds, per pattern, the ids of every
- * listed product it matches, so the model answers those words itself next time.
+ * Options: `inStockOnly` (the filter is in_stock and nothing else) takes the total from the company's in-stock counter
+ * (migration 0020), kept exact by the writers, instead of counting every product in stock; `remember` (LIKE patterns of
+ * search words the caller's model has not seen yet) adds, per pattern, the ids of every listed product it matches, so
+ * the model answers those words itself next time.
  */
 export async function indexedPage(
   db: Db,
@@ -128,9 +130,12 @@ export async function indexedPage(
   shape: string,
   limit: number,
   offset: number,
-  remember: string[] = [],
+  { inStockOnly = false, remember = [] }: { inStockOnly?: boolean; remember?: string[] } = {},
 ): Promise<PageStock & { ids: string[]; total: number; matches: string[][] | null }> {
   const page = sql`SELECT p.id, p.sort_name FROM products p WHERE ${where} ORDER BY p.sort_name, p.id LIMIT ${limit} OFFSET ${offset}`;
+  const total = inStockOnly
+    ? sql`coalesce((SELECT in_stock_products FROM catalogue_counts WHERE company_id = ${companyId}), 0)`
+    : sql`(SELECT count(*)::int FROM products p WHERE ${where})`;
   const matches = remember.length
     ? sql`json_build_array(${sql.join(
         remember.map(
@@ -140,11 +145,8 @@ export async function indexedPage(
         sql`, `,
       )})`
     : sql`NULL::json`;
-  const extra = sql`(SELECT coalesce(json_agg(id ORDER BY sort_name, id), '[]'::json) FROM page) AS ids,
-    (SELECT count(*)::int FROM products p WHERE ${where}) AS total, ${matches} AS matches,`;
-  const rows = await db.query<PageStock & { ids: string[]; total: number; matches: string[][] | null }>(
-    stockSql(companyId, page, extra),
-    `catalogue_indexed_page_${shape}_r${remember.length}`,
-  );
+  const extra = sql`(SELECT coalesce(json_agg(id ORDER BY sort_name, id), '[]'::json) FROM page) AS ids, ${total} AS total, ${matches} AS matches,`;
+  const name = `catalogue_indexed_page_${shape}${inStockOnly ? '_counted' : ''}_r${remember.length}`;
+  const rows = await db.query<PageStock & { ids: string[]; total: number; matches: string[][] | null }>(stockSql(companyId, page, extra), name);
   return rows[0];
 }

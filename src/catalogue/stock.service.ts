@@ -2,6 +2,7 @@ import type { Db } from '../db/index.js';
 import { AppError, validationError, type FieldIssue } from '../contract/errors.js';
 import type { StockRowInput, StockUpdateResult } from '../contract/stock.js';
 import { Decimal, qty } from '../lib/money.js';
+import { refreshInStockOfVariants } from './catalogue.queries.js';
 import { locationsOf, setOnHand, variantsByKeys } from './stock.queries.js';
 
 /** Where a row's field is, in the caller's words: `items[3].sku` over REST, `row 5, column sku` in a CSV file. */
@@ -62,6 +63,8 @@ export function createStockService({ db }: { db: Db }) {
         if (writes.length === 0) throw new AppError('validation_failed', 'no rows to apply');
 
         const written = await setOnHand(tx, companyId, writes);
+        // the in-stock flags of the products whose stock changed, after their stock rows (lock order: stock, then products)
+        await refreshInStockOfVariants(tx, companyId, [...new Set(written.map((w) => w.variant_id))]);
         const names = new Map(writes.map((w) => [`${w.variantId} ${w.locationId}`, w]));
         const short = written
           .filter((w) => new Decimal(w.on_hand).lt(w.reserved))

@@ -4,12 +4,15 @@ import { columnList, stockReservations, type StockReservationRow } from '../db/s
 import { AppError } from '../contract/errors.js';
 import { newId } from '../lib/ids.js';
 import { Decimal, qty } from '../lib/money.js';
+import { refreshInStockOfVariants } from '../catalogue/catalogue.queries.js';
 
 /**
  * The only code that changes stock_levels.reserved: this module and the reserve_stock() SQL function it
  * wraps (migration 0007; place_order() calls it too). Every change happens under the stock rows' locks,
  * taken in sorted variant-id order so that orders over the same variants cannot deadlock, and each is
- * recorded as an open reservation row: reserved = sum(open reservations) per stock row, always.
+ * recorded as an open reservation row: reserved = sum(open reservations) per stock row, always. A change that can
+ * raise or lower a variant's availability refreshes its product's in-stock flag (migration 0020) after the stock rows,
+ * in the same transaction (lock order: stock rows, then products).
  */
 
 export interface ReservationRequest {
@@ -100,13 +103,21 @@ async function applyStockDeltas(tx: Db, companyId: string, rows: ReservationRow[
 export async function releaseReservations(tx: Db, { companyId, orderId }: { companyId: string; orderId: string }): Promise<number> {
   const rows = await lockOrderReservations(tx, companyId, orderId, 'open');
   await applyStockDeltas(tx, companyId, rows, 0, -1);
+  await refreshInStockOfVariants(
+    tx,
+    companyId,
+    rows.map((r) => r.variant_id),
+  );
   await tx.query(sql`
     UPDATE stock_reservations SET status = 'released', closed_at = now()
     WHERE company_id = ${companyId} AND order_id = ${orderId} AND status = 'open'`);
   return rows.length;
 }
 
-/** Ship: the goods leave the ship-from location, so on_hand and reserved both drop by each open reservation. */
+/**
+ * Ship: the goods leave the ship-from location, so on_hand and reserved both drop by each open reservation. Availability
+ * (on_hand - reserved) is unchanged, so no in-stock flag can change.
+ */
 export async function convertReservations(tx: Db, { companyId, orderId }: { companyId: string; orderId: string }): Promise<number> {
   const rows = await lockOrderReservations(tx, companyId, orderId, 'open');
   await applyStockDeltas(tx, companyId, rows, -1, -1);
@@ -123,5 +134,10 @@ export async function convertReservations(tx: Db, { companyId, orderId }: { comp
 export async function returnShippedStock(tx: Db, { companyId, orderId }: { companyId: string; orderId: string }): Promise<number> {
   const rows = await lockOrderReservations(tx, companyId, orderId, 'converted');
   await applyStockDeltas(tx, companyId, rows, 1, 0);
+  await refreshInStockOfVariants(
+    tx,
+    companyId,
+    rows.map((r) => r.variant_id),
+  );
   return rows.length;
 }

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { useTestApp } from '../helpers/app.js';
 import { createCompanyWithKey } from '../helpers/fixtures.js';
 import { addLocations } from '../helpers/catalogue-fixtures.js';
-import { refreshListing } from '../../src/catalogue/catalogue.queries.js';
+import { refreshInStockOfCompany, refreshListing } from '../../src/catalogue/catalogue.queries.js';
 import { addBrand, addCategory, addPhoto, addSearchableProduct, setStock } from '../helpers/catalogue-setup.js';
 
 const mediaDir = mkdtempSync(join(tmpdir(), 'catalogue-media-'));
@@ -172,13 +172,15 @@ describe('availability arithmetic', () => {
     expect((await ctx.app.inject({ url: url('TEE'), headers: co.headers })).json().data).toMatchObject({ available: '0.000', in_stock: false });
     await setStock(ctx.db, cid, s, co.loc.WH, '4', '1.5');
 
-    // an inactive store no longer counts
+    // an inactive store no longer counts (raw location writes, each followed by the in-stock refresh, as the import does)
     await ctx.db.query(sql`UPDATE stock_locations SET active = false WHERE company_id = ${cid} AND id = ${co.loc.STORE}`);
+    await refreshInStockOfCompany(ctx.db, cid);
     p = (await ctx.app.inject({ url: url('TEE'), headers: co.headers })).json().data;
     expect(p.variants[0]).toMatchObject({ available: '2.500', available_total: '2.500' });
 
     // an inactive ship-from location: nothing is orderable, the rest still counts in the total
     await ctx.db.query(sql`UPDATE stock_locations SET active = (id = ${co.loc.STORE}) WHERE company_id = ${cid}`);
+    await refreshInStockOfCompany(ctx.db, cid);
     p = (await ctx.app.inject({ url: url('TEE'), headers: co.headers })).json().data;
     expect(p).toMatchObject({ available: '0.000', available_total: '0.000', in_stock: false });
     expect(p.variants[0]).toMatchObject({ available: '0.000', available_total: '0.000' });

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { Db } from '../../src/db/index.js';
 import { newId } from '../../src/lib/ids.js';
-import { refreshSearchText } from '../../src/catalogue/catalogue.queries.js';
+import { refreshInStockOfVariants, refreshSearchText } from '../../src/catalogue/catalogue.queries.js';
 import { bumpCatalogueVersion } from '../../src/catalogue/read-model.queries.js';
 import { addProduct, type ProductFixture } from './catalogue-fixtures.js';
 
@@ -37,6 +37,7 @@ export async function setStock(db: Db, companyId: string, variantId: string, loc
   await db.query(sql`INSERT INTO stock_levels (company_id, variant_id, location_id, on_hand, reserved)
     VALUES (${companyId}, ${variantId}, ${locationId}, ${onHand}, ${reserved})
     ON CONFLICT (company_id, variant_id, location_id) DO UPDATE SET on_hand = EXCLUDED.on_hand, reserved = EXCLUDED.reserved`);
+  await refreshInStockOfVariants(db, companyId, [variantId]); // as every writer of stock does
 }
 
 export const DECIMAL2 = /^\d+\.\d{2}$/;

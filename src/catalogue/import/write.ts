@@ -4,7 +4,7 @@ import type { Db } from '../../db/index.js';
 import type { ProductRow, VariantRow } from '../../db/schema/index.js';
 import { newId } from '../../lib/ids.js';
 import type { CatalogueFile } from '../../contract/catalogue-file.js';
-import { refreshListing, refreshSearchText } from '../catalogue.queries.js';
+import { refreshInStockOfCompany, refreshListing, refreshSearchText } from '../catalogue.queries.js';
 import { bumpCatalogueVersion } from '../read-model.queries.js';
 import type { PhotoCopy } from './photos.js';
 
@@ -40,6 +40,10 @@ export async function writeCatalogue(
 ): Promise<ImportSummary> {
   const summary: ImportSummary = { locations: 0, categories: 0, brands: 0, products: 0, variants: 0, photos: 0 };
   if (file.seller) await writeTaxProfile(tx, companyId, checkTaxProfile(undefined, file.seller), new Date());
+  // the company's active ship-from location, before and after the file's locations: every in-stock flag follows it
+  const activeShipFrom = async () =>
+    (await tx.query<{ id: string }>(sql`SELECT id FROM stock_locations WHERE company_id = ${companyId} AND ships_orders AND active`))[0]?.id;
+  const shipFromBefore = file.locations.length ? await activeShipFrom() : undefined;
   const shipFrom = file.locations.find((l) => l.ships_orders);
   if (shipFrom)
     await tx.query(sql`UPDATE stock_locations SET ships_orders = false WHERE company_id = ${companyId} AND code <> ${shipFrom.code} AND ships_orders`);
@@ -49,6 +53,7 @@ export async function writeCatalogue(
       ON CONFLICT (company_id, code) DO UPDATE SET name = EXCLUDED.name, kind = EXCLUDED.kind, active = EXCLUDED.active, ships_orders = EXCLUDED.ships_orders`);
     summary.locations++;
   }
+  const shipFromMoved = file.locations.length > 0 && (await activeShipFrom()) !== shipFromBefore;
   for (const c of file.categories) {
     await tx.query(sql`INSERT INTO categories (company_id, id, name, slug) VALUES (${companyId}, ${newId('cat')}, ${c.name}, ${c.slug})
       ON CONFLICT (company_id, slug) DO UPDATE SET name = EXCLUDED.name`);
@@ -125,6 +130,7 @@ export async function writeCatalogue(
       onProgress?.(i + 1, file.products.length);
     }
   }
+  if (shipFromMoved) await refreshInStockOfCompany(tx, companyId); // the rule reads another location now
   // categories, brands and photos too: every instance's read model is rebuilt on its next request
   await bumpCatalogueVersion(tx, companyId);
   return summary;

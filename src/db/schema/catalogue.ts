@@ -38,7 +38,10 @@ export const brands = pgTable(
   (t) => [primaryKey({ columns: [t.company_id, t.id] }), unique().on(t.company_id, t.slug)],
 );
 
-/** Migrations 0002 and 0006 (`listed`, kept by refresh_listing since 0012; the browse indexes are partial on it). */
+/**
+ * Migrations 0002 and 0006 (`listed`, kept by refresh_listing since 0012; the browse indexes are partial on it) and 0020
+ * (`in_stock`, kept by refresh_in_stock; products_in_stock is the in_stock=true browse).
+ */
 export const products = pgTable(
   'products',
   {
@@ -60,6 +63,7 @@ export const products = pgTable(
     created_at: timestamptz().notNull().defaultNow(),
     updated_at: timestamptz().notNull().defaultNow(),
     listed: boolean().notNull().default(false),
+    in_stock: boolean().notNull().default(false),
   },
   (t) => [
     primaryKey({ columns: [t.company_id, t.id] }),
@@ -70,6 +74,9 @@ export const products = pgTable(
     index('products_browse')
       .on(t.company_id, t.sort_name, t.id)
       .where(sql`listed`),
+    index('products_in_stock')
+      .on(t.company_id, t.sort_name, t.id)
+      .where(sql`listed AND in_stock`),
     index('products_category')
       .on(t.company_id, t.category_id)
       .where(sql`listed`),
@@ -172,13 +179,17 @@ export const stockLevels = pgTable(
   ],
 );
 
-/** Listed products per company (migration 0008), kept by refresh_listing (migration 0012); the catalogue version (0017). */
+/**
+ * Listed products per company (migration 0008), kept by refresh_listing (migration 0012); the catalogue version (0017);
+ * listed products in stock (0020, kept by refresh_in_stock and refresh_listing).
+ */
 export const catalogueCounts = pgTable('catalogue_counts', {
   company_id: text()
     .primaryKey()
     .references(() => companies.id),
   listed_products: integer().notNull().default(0),
   version: bigint({ mode: 'number' }).notNull().default(0),
+  in_stock_products: integer().notNull().default(0),
 });
 
 /** The Meta (WhatsApp) catalogue feed per company: its secret's hash and the product link template (migration 0018). */
