@@ -5,6 +5,7 @@ import type { BrowseQuery, CategoriesResult, Product, ProductDetail, Variant } f
 import type { Page } from '../contract/paging.js';
 import type { Db } from '../db/index.js';
 import { filterSql, likeWord, searchWords, type PageFilter } from './catalogue.queries.js';
+import { settleKey } from '../keys/key-check.js';
 import { indexedPage, stockOf, type PageStock } from './read-model.queries.js';
 import { brandSet, categoryTree, positionsOf, productById, productsMatching, resolveRef, type CatalogueModel, type ModelProduct } from './read-model.js';
 import type { CatalogueCache } from './catalogue-cache.js';
@@ -74,13 +75,15 @@ const ATTEMPTS = 3;
  */
 export function createCatalogueService({ db, media, cache }: { db: Db; media: Pick<MediaService, 'linker'>; cache: CatalogueCache }) {
   /** Runs `read` against the current model until the version its statement saw is the model's own. */
-  async function settled<T extends { version: string }>(
-    companyId: string,
+  async function settled<T extends { version: string; key_ok: boolean | null }>(
+    tenant: Tenant,
     read: (model: CatalogueModel) => Promise<T>,
     reuse?: (model: CatalogueModel, seen: T) => boolean,
   ): Promise<{ model: CatalogueModel; seen: T }> {
+    const { companyId } = tenant;
     let model = await cache.get(companyId);
     let seen = await read(model);
+    settleKey(tenant, seen.key_ok); // before anything of the company is used (a rebuild included)
     for (let attempt = 1; seen.version !== model.version && attempt < ATTEMPTS; attempt++) {
       model = await cache.refresh(companyId, model);
       // the statement's own answer stands when the rebuilt model is at the version it saw (database-chosen pages)
@@ -129,24 +132,24 @@ export function createCatalogueService({ db, media, cache }: { db: Db; media: Pi
           return {
             ...(await stockOf(
               db,
-              companyId,
+              tenant,
               picked.rows.map((p) => p.id),
             )),
             picked,
           };
         const { categories, brands } = filterOf(model);
-        if ((categories && categories.size === 0) || (brands && brands.size === 0)) return { ...(await stockOf(db, companyId, [])), ids: [], total: 0 };
+        if ((categories && categories.size === 0) || (brands && brands.size === 0)) return { ...(await stockOf(db, tenant, [])), ids: [], total: 0 };
         const f: PageFilter = { words, inStock, categoryIds: categories && [...categories], brandIds: brands && [...brands] };
         const { where, shape } = filterSql(companyId, f);
         const inStockOnly = inStock && words.length === 0 && !f.categoryIds && !f.brandIds;
         const unseen = words.filter((w) => !model.words.get(w));
-        const seen = await indexedPage(db, companyId, where, shape, limit, offset, { inStockOnly, remember: unseen.map(likeWord) });
+        const seen = await indexedPage(db, tenant, where, shape, limit, offset, { inStockOnly, remember: unseen.map(likeWord) });
         // the words' matches describe this model only if the statement saw its version
         if (seen.matches && seen.version === model.version) unseen.forEach((w, i) => model.words.set(w, positionsOf(model, seen.matches![i])));
         return seen;
       };
       const reuse = (model: CatalogueModel, seen: Awaited<ReturnType<typeof read>>) => 'ids' in seen && seen.ids.every((id) => productById(model, id));
-      const { model, seen } = await settled(companyId, read, reuse);
+      const { model, seen } = await settled(tenant, read, reuse);
       const link = await linking;
       if ('picked' in seen && seen.picked?.model === model) {
         return { rows: seen.picked.rows.map((p) => shapeProduct(p, seen, link)), total: seen.picked.total };
@@ -158,12 +161,11 @@ export function createCatalogueService({ db, media, cache }: { db: Db; media: Pi
 
     /** GET /catalog/products/{id}: by product id or SKU, or a variant's id, SKU or barcode. */
     async getProduct(tenant: Tenant, id: string, origin: string): Promise<ProductDetail> {
-      const { companyId } = tenant;
       const linking = media.linker(origin);
       linking.catch(() => {}); // awaited below; a 404 before then must not leave it unhandled
-      const { model, seen } = await settled(companyId, (m) => {
+      const { model, seen } = await settled(tenant, (m) => {
         const hit = resolveRef(m, id);
-        return stockOf(db, companyId, hit ? [hit.product.id] : []);
+        return stockOf(db, tenant, hit ? [hit.product.id] : []);
       });
       const hit = resolveRef(model, id);
       if (!hit || hit.product.variants.length === 0) throw notFound(`no product "${id}" in this catalogue`);
@@ -177,7 +179,7 @@ export function createCatalogueService({ db, media, cache }: { db: Db; media: Pi
 
     /** GET /catalog/categories: from the model, after the version check every read makes. */
     async listCategories(tenant: Tenant): Promise<CategoriesResult> {
-      const { model } = await settled(tenant.companyId, () => stockOf(db, tenant.companyId, []));
+      const { model } = await settled(tenant, () => stockOf(db, tenant, []));
       return { categories: model.categories, brands: model.brands };
     },
   };

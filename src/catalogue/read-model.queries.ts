@@ -1,6 +1,7 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../db/index.js';
 import type { BrandRow, CategoryRow, ProductPhotoRow, ProductRow, VariantRow } from '../db/schema/index.js';
+import { keyOkSql, type KeyOwner } from '../keys/key-check.js';
 
 /** The company's catalogue version (migration 0017) as text; '0' before its first catalogue write. */
 const versionSql = (companyId: string) => sql`coalesce((SELECT version FROM catalogue_counts WHERE company_id = ${companyId}), 0)::text`;
@@ -81,13 +82,15 @@ export interface PageStock {
   variants: Record<string, [string, string]> | null;
   /** product id -> the sums over its active variants */
   products: Record<string, [string, string]> | null;
+  /** the requesting key still usable (key-check.ts) */
+  key_ok: boolean | null;
 }
 
 /**
  * The stock figures of the products in `page` (a statement yielding their `id`s) and the company's catalogue version, in
  * one statement: the version tells the caller whether its model still describes these products.
  */
-function stockSql(companyId: string, page: SQL, extra: SQL = sql``): SQL {
+function stockSql({ companyId, keyId }: KeyOwner, page: SQL, extra: SQL = sql``): SQL {
   return sql`WITH page AS MATERIALIZED (${page}),
     vs AS MATERIALIZED (
       SELECT vv.product_id, vv.id,
@@ -102,16 +105,16 @@ function stockSql(companyId: string, page: SQL, extra: SQL = sql``): SQL {
       ) st ON st.variant_id = vv.id
       WHERE vv.company_id = ${companyId} AND vv.active AND vv.product_id IN (SELECT id FROM page)
       GROUP BY vv.product_id, vv.id)
-    SELECT ${versionSql(companyId)} AS version, ${extra}
+    SELECT ${versionSql(companyId)} AS version, ${keyOkSql(companyId, keyId)}, ${extra}
       (SELECT json_object_agg(id, json_build_array(available::text, available_total::text)) FROM vs) AS variants,
       (SELECT json_object_agg(product_id, json_build_array(a::text, t::text))
        FROM (SELECT product_id, sum(available)::numeric(14, 3) AS a, sum(available_total)::numeric(14, 3) AS t FROM vs GROUP BY product_id) s) AS products`;
 }
 
 /** The version and the live stock of the named products (a page the model chose, or none: the version alone). */
-export async function stockOf(db: Db, companyId: string, productIds: string[]): Promise<PageStock> {
+export async function stockOf(db: Db, owner: KeyOwner, productIds: string[]): Promise<PageStock> {
   const page = sql`SELECT unnest(${sql.param(productIds)}::text[]) AS id`;
-  const rows = await db.query<PageStock>(stockSql(companyId, page), 'catalogue_stock_of');
+  const rows = await db.query<PageStock>(stockSql(owner, page), 'catalogue_stock_of');
   return rows[0];
 }
 
@@ -125,13 +128,14 @@ export async function stockOf(db: Db, companyId: string, productIds: string[]): 
  */
 export async function indexedPage(
   db: Db,
-  companyId: string,
+  owner: KeyOwner,
   where: SQL,
   shape: string,
   limit: number,
   offset: number,
   { inStockOnly = false, remember = [] }: { inStockOnly?: boolean; remember?: string[] } = {},
 ): Promise<PageStock & { ids: string[]; total: number; matches: string[][] | null }> {
+  const { companyId } = owner;
   const page = sql`SELECT p.id, p.sort_name FROM products p WHERE ${where} ORDER BY p.sort_name, p.id LIMIT ${limit} OFFSET ${offset}`;
   const total = inStockOnly
     ? sql`coalesce((SELECT in_stock_products FROM catalogue_counts WHERE company_id = ${companyId}), 0)`
@@ -147,6 +151,6 @@ export async function indexedPage(
     : sql`NULL::json`;
   const extra = sql`(SELECT coalesce(json_agg(id ORDER BY sort_name, id), '[]'::json) FROM page) AS ids, ${total} AS total, ${matches} AS matches,`;
   const name = `catalogue_indexed_page_${shape}${inStockOnly ? '_counted' : ''}_r${remember.length}`;
-  const rows = await db.query<PageStock & { ids: string[]; total: number; matches: string[][] | null }>(stockSql(companyId, page, extra), name);
+  const rows = await db.query<PageStock & { ids: string[]; total: number; matches: string[][] | null }>(stockSql(owner, page, extra), name);
   return rows[0];
 }

@@ -1,7 +1,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import { AppError } from '../contract/errors.js';
+import { toAppError } from './error-handler.js';
 import type { KeyService, Permission, Tenant } from '../keys/keys.service.js';
+import { UNAUTHORIZED } from '../keys/key-check.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -10,10 +12,25 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** The key permission the route needs; `commerce` when not said. */
     permission?: Permission;
+    /**
+     * The handler's first statement checks the key (`keyOkSql` + `settleKey`), so a key this instance already knows
+     * costs no round trip of its own. Only for routes that change nothing before that statement.
+     */
+    keyInStatement?: boolean;
   }
 }
 
-const UNAUTHORIZED = 'missing or invalid API key: send it as X-API-KEY or Authorization: Bearer <key>';
+/** Headers a refused request never carries; a refusal found late drops any a handler or hook set. */
+const NOT_ON_REFUSALS = [
+  'x-ratelimit-limit',
+  'x-ratelimit-remaining',
+  'x-ratelimit-reset',
+  'retry-after',
+  'etag',
+  'cache-control',
+  'last-modified',
+  'location',
+];
 
 /** The key from `X-API-KEY` or `Authorization: Bearer`, equivalent; undefined when neither is usable. */
 export function extractKey(req: FastifyRequest): string | undefined {
@@ -107,21 +124,48 @@ export function registerAuth(scope: FastifyInstance, { keys, failures, failureLi
     });
   }
 
+  /** Why the key cannot be served on this route, or undefined when it can. */
+  function refusal(outcome: Awaited<ReturnType<KeyService['authenticate']>>, needed: Permission): AppError | undefined {
+    if (!outcome.ok) return outcome.reason === 'unauthorized' ? new AppError('unauthorized', UNAUTHORIZED) : new AppError('forbidden', outcome.message);
+    if (!outcome.tenant.permissions.includes(needed))
+      return new AppError('forbidden', `this API key does not have the "${needed}" permission; the company admin gives it when creating a key`);
+    return undefined;
+  }
+
   scope.addHook('onRequest', async (req, reply) => {
     const key = extractKey(req);
-    const outcome = key ? await keys.authenticate(key) : ({ ok: false, reason: 'unauthorized' } as const);
-    if (!outcome.ok) {
-      if (outcome.reason === 'unauthorized') {
-        await chargeFailure(req.ip);
-        throw new AppError('unauthorized', UNAUTHORIZED);
-      }
-      throw new AppError('forbidden', outcome.message);
+    const config = req.routeOptions.config;
+    const outcome = key ? await keys.authenticate(key, { deferred: config?.keyInStatement === true }) : ({ ok: false, reason: 'unauthorized' } as const);
+    const refused = refusal(outcome, config?.permission ?? 'commerce');
+    if (refused) {
+      if (refused.kind === 'unauthorized') await chargeFailure(req.ip);
+      throw refused;
     }
-    const needed = req.routeOptions.config?.permission ?? 'commerce';
-    if (!outcome.tenant.permissions.includes(needed))
-      throw new AppError('forbidden', `this API key does not have the "${needed}" permission; the company admin gives it when creating a key`);
-    req.tenant = outcome.tenant;
+    const { tenant } = outcome as { tenant: Tenant };
+    req.tenant = tenant;
     // Every later line of this request (including "request completed") names the key's visible prefix.
-    req.log = reply.log = req.log.child({ key: outcome.tenant.keyPrefix, company: outcome.tenant.companyId });
+    req.log = reply.log = req.log.child({ key: tenant.keyPrefix, company: tenant.companyId });
+  });
+
+  // A key from memory whose check no statement settled (input refused before the handler, a handler that failed
+  // early, or a statement that found the key refused) is authenticated in full before anything leaves: a refusal
+  // replaces the answer with the one a request with that key would get from the start, alike in body and headers.
+  scope.addHook('onSend', async (req, reply, payload) => {
+    const check = req.tenant?.check;
+    if (!check?.pending) return payload;
+    check.pending = false;
+    let refused: AppError | undefined;
+    try {
+      refused = refusal(await keys.authenticate(extractKey(req)!), req.routeOptions.config?.permission ?? 'commerce');
+    } catch (err) {
+      // the key cannot be read (database unreachable): nothing that needed it leaves, only the error every request gets
+      req.log.error({ err }, 'request failed');
+      refused = toAppError(err as Error);
+    }
+    if (!refused) return payload;
+    if (refused.kind !== 'internal') req.log.info({ code: refused.kind }, refused.message);
+    for (const name of NOT_ON_REFUSALS) reply.removeHeader(name);
+    reply.code(refused.status).header('content-type', 'application/json; charset=utf-8');
+    return JSON.stringify(refused.toBody());
   });
 }

@@ -4,6 +4,7 @@ import type { Db } from '../db/index.js';
 import { apiKeys, columnList, type ApiKeyRow, type CompanyRow } from '../db/schema/index.js';
 import { AppError, notFound } from '../contract/errors.js';
 import { newId, randomAlnum } from '../lib/ids.js';
+import type { KeyCheck } from './key-check.js';
 
 /** `cok_<12 letters/digits>_<32 letters/digits>`: a fixed prefix, a public id and a secret. */
 export const KEY_PREFIX = 'cok';
@@ -26,7 +27,13 @@ export interface Tenant {
   /** Visible part of the key (`cok_XXXXXXXXXXXX`), safe for logs. */
   keyPrefix: string;
   permissions: readonly string[];
+  /** Present when the key came from this instance's memory: the request's first statement checks it (key-check.ts). */
+  check?: KeyCheck;
 }
+
+/** Keys this instance has authenticated, by hash: at most this many, least recently used dropped first. */
+export const KNOWN_KEYS_MAX = 10_000;
+const TOUCH_EVERY_MS = 60_000;
 
 const KEY_FIELDS = ['id', 'company_id', 'prefix', 'name', 'permissions', 'created_at', 'last_used_at', 'revoked_at'] as const;
 /** A key as shown to staff: everything but its hash. */
@@ -44,9 +51,27 @@ export type AuthOutcome = { ok: true; tenant: Tenant } | { ok: false; reason: 'u
 
 const KEY_COLUMNS = columnList(apiKeys, KEY_FIELDS);
 
-export function createKeyService({ db }: { db: Db }) {
+export function createKeyService({ db, knownKeysMax = KNOWN_KEYS_MAX }: { db: Db; knownKeysMax?: number }) {
   /** Keys whose last_used_at write is in flight from this instance: a burst of requests writes it once. */
   const touching = new Set<string>();
+  /** Authenticated keys by base64 hash; insertion order is recency (a hit re-inserts). */
+  const known = new Map<string, { tenant: Tenant; touchedAt: number }>();
+
+  /**
+   * last_used_at is informational: written at most once a minute per key, off the request's path. One write per
+   * instance at a time, and one that finds it fresh skips: api_keys is a reference table on Citus, where a burst of
+   * parallel requests writing the same row on every node had a key creation cancelled as a distributed deadlock.
+   */
+  function touch(companyId: string, keyId: string): void {
+    if (touching.has(keyId)) return;
+    touching.add(keyId);
+    db.query(
+      sql`UPDATE api_keys SET last_used_at = now() WHERE company_id = ${companyId} AND id = ${keyId}
+            AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`,
+    )
+      .catch(() => {})
+      .finally(() => touching.delete(keyId));
+  }
   return {
     /** Creates a key and returns it in clear: the only time it exists outside the caller's hands. */
     async create(companyId: string, name?: string, extra: readonly Permission[] = []): Promise<{ key: string; record: KeyRecord }> {
@@ -87,11 +112,26 @@ export function createKeyService({ db }: { db: Db }) {
 
     /**
      * Looks a key up by its hash (never by the visible part, so timing reveals nothing about which
-     * prefixes exist) and checks the company. No cache: a revocation counts from the next request.
+     * prefixes exist) and checks the company. A revocation counts from the next request: without `deferred` every
+     * call reads the database; with it, a key this instance has authenticated before is answered from memory with a
+     * pending `check`, and the caller must settle it against the database in its first statement (key-check.ts).
      */
-    async authenticate(key: string): Promise<AuthOutcome> {
+    async authenticate(key: string, { deferred = false }: { deferred?: boolean } = {}): Promise<AuthOutcome> {
       if (!isWellFormedKey(key)) return { ok: false, reason: 'unauthorized' };
       const hash = hashKey(key);
+      const id = hash.toString('base64');
+      if (deferred) {
+        const entry = known.get(id);
+        if (entry) {
+          known.delete(id); // most recently used last
+          known.set(id, entry);
+          if (Date.now() - entry.touchedAt > TOUCH_EVERY_MS) {
+            entry.touchedAt = Date.now();
+            touch(entry.tenant.companyId, entry.tenant.keyId);
+          }
+          return { ok: true, tenant: { ...entry.tenant, check: { pending: true } } };
+        }
+      }
       const rows = await db.query<
         Pick<ApiKeyRow, 'id' | 'company_id' | 'prefix' | 'key_hash' | 'permissions'> &
           Pick<CompanyRow, 'status' | 'plan'> & { revoked: boolean; stale: boolean }
@@ -103,25 +143,24 @@ export function createKeyService({ db }: { db: Db }) {
         'auth_key_by_hash',
       );
       const row = rows[0];
+      known.delete(id); // whatever the outcome, memory holds only what this read found
       if (!row || row.revoked || !timingSafeEqual(Buffer.from(row.key_hash), hash)) return { ok: false, reason: 'unauthorized' };
       if (row.status !== 'active') return { ok: false, reason: 'forbidden', message: 'this company account is not active' };
       if (row.plan !== 'commerce') {
         return { ok: false, reason: 'forbidden', message: "this company's plan does not include orders and inventory" };
       }
-      if (row.stale && !touching.has(row.id)) {
-        // last_used_at is informational: written at most once a minute per key, off the request's path. One write
-        // per instance at a time, and one that finds it fresh skips: api_keys is a reference table on Citus, where
-        // a burst of parallel requests writing the same row on every node had a key creation cancelled as a
-        // distributed deadlock.
-        touching.add(row.id);
-        db.query(
-          sql`UPDATE api_keys SET last_used_at = now() WHERE company_id = ${row.company_id} AND id = ${row.id}
-                AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`,
-        )
-          .catch(() => {})
-          .finally(() => touching.delete(row.id));
-      }
-      return { ok: true, tenant: { companyId: row.company_id, keyId: row.id, keyPrefix: row.prefix, permissions: row.permissions } };
+      if (row.stale) touch(row.company_id, row.id);
+      const tenant: Tenant = { companyId: row.company_id, keyId: row.id, keyPrefix: row.prefix, permissions: row.permissions };
+      // Company and permissions never change for a key (set at creation); revocation and the company's status and
+      // plan do, and are read again by every statement that settles a check.
+      if (known.size >= knownKeysMax) known.delete(known.keys().next().value!);
+      known.set(id, { tenant, touchedAt: Date.now() });
+      return { ok: true, tenant };
+    },
+
+    /** How many keys this instance holds in memory (tests, metrics). */
+    knownKeys(): number {
+      return known.size;
     },
   };
 }

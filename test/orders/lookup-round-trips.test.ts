@@ -19,7 +19,7 @@ afterAll(async () => {
 });
 
 describe('GET /orders/{reference}: round trips', () => {
-  it('is the key and one statement: the order, its customer, shipment, invoice and lines together', async () => {
+  it('is one statement once the key is known: the key check, the order, its customer, shipment, invoice and lines together', async () => {
     const s = await shop(ctx, [
       {
         sku: 'TEE',
@@ -52,6 +52,7 @@ describe('GET /orders/{reference}: round trips', () => {
         { sku: 'TEE-L', name: 'Tee (L)', quantity: '1.500', unit_price: '319.00', line_total: '478.50' },
       ]);
       expect(requestStatements(recorder.statements)).toHaveLength(1);
+      expect(requestStatements(recorder.statements)[0]).toContain('AS key_ok');
     }
   });
 });

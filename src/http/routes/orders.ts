@@ -15,6 +15,8 @@ export function registerOrderRoutes(api: FastifyInstance, { orders, media }: Pic
     '/orders',
     {
       bodyLimit: ORDER_BODY_LIMIT,
+      // the key is checked by the prelude, the order's first statement, before anything is written
+      config: { keyInStatement: true },
       schema: {
         body: placeOrderBody,
         response: {
@@ -34,6 +36,7 @@ export function registerOrderRoutes(api: FastifyInstance, { orders, media }: Pic
   app.get(
     '/orders/:reference',
     {
+      config: { keyInStatement: true },
       schema: {
         params: orderLookupParams,
         querystring: orderLookupQuery,
