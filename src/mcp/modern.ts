@@ -1,4 +1,5 @@
 import { createMcpHandler, Server, type AuthInfo, type CallToolResult, type ListToolsResult, type McpHttpHandler } from '@modelcontextprotocol/server';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
 import { MCP_LIST_CACHE_TTL_MS, SERVED_PROTOCOL_VERSIONS } from '../contract/mcp.js';
 import { callTool, INSTRUCTIONS, SERVER_INFO, TOOL_LIST, type ToolObserver } from './server.js';
 import type { ToolContext } from './tools.js';
@@ -23,6 +24,8 @@ export function modernAuthInfo(ctx: ToolContext, observe: ToolObserver): AuthInf
 }
 
 const OUTPUT_SCHEMAS = new Map(TOOL_LIST.map((t) => [t.name, t.outputSchema]));
+/** Shared by every request's server (one server per request; the SDK would build an Ajv for each), as in server.ts. */
+const VALIDATOR = new AjvJsonSchemaValidator();
 
 function createModernServer(scope: RequestScope): Server {
   const server = new Server(SERVER_INFO, {
@@ -30,6 +33,7 @@ function createModernServer(scope: RequestScope): Server {
     capabilities: { tools: { listChanged: false }, prompts: { listChanged: false }, resources: { listChanged: false } },
     instructions: INSTRUCTIONS,
     supportedProtocolVersions: [...SERVED_PROTOCOL_VERSIONS],
+    jsonSchemaValidator: VALIDATOR,
     // Lists and discovery hold no company's data; tool results (live stock) are not cacheable in this revision.
     cacheHints: {
       'tools/list': { ttlMs: MCP_LIST_CACHE_TTL_MS, cacheScope: 'public' },

@@ -1,4 +1,5 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { AppError, errorBody, inputRefusedByDatabase, type ErrorBody } from '../contract/errors.js';
@@ -90,12 +91,18 @@ async function runTool(ctx: ToolContext, tool: ToolDefinition | undefined, name:
 }
 
 /**
+ * The JSON Schema validator a server uses for elicitation (which these tools never ask for), shared: the SDK otherwise
+ * builds a new Ajv for every server, and a server lives for one request (about 7% of an MCP request's CPU).
+ */
+const VALIDATOR = new AjvJsonSchemaValidator();
+
+/**
  * The legacy-era (2024-11-05 … 2025-11-25) server for one request (SDK 1.x: a stateless transport and its server
  * serve one request). Revision 2026-07-28 is served by `modern.ts` with the same tool list and `callTool`.
  * Only two handlers are attached; the tool list itself is shared.
  */
 export function createMcpServer(ctx: ToolContext, observe: ToolObserver): Server {
-  const server = new Server(SERVER_INFO, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS });
+  const server = new Server(SERVER_INFO, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS, jsonSchemaValidator: VALIDATOR });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: TOOL_LIST }));
   server.setRequestHandler(CallToolRequestSchema, async (req) => callTool(ctx, req.params.name, req.params.arguments, observe, req.params._meta));
   return server;
