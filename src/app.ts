@@ -127,7 +127,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
             `rate limit of ${ctx.max} requests per ${config.RATE_LIMIT_WINDOW_MS / 1000} s exceeded for this key; retry after ${Math.max(1, Math.ceil(ctx.ttl / 1000))} s`,
           ),
       });
-      await registerApiRoutes(api, services, { toolCalled: metrics.toolCalled });
+      await registerApiRoutes(api, services, { toolCalled: metrics.toolCalled, mcpDirectToolCalls: config.MCP_DIRECT_TOOL_CALLS });
     },
     { prefix: config.BASE_PATH },
   );

@@ -9,13 +9,14 @@ import {
   budgetCost,
   capProtocolVersion,
   claimsModernRevision,
+  directToolCall,
   invalidParams,
   JSONRPC_INVALID_REQUEST,
   protocolVersionOf,
   rpcError,
   type JsonRpcError,
 } from './protocol.js';
-import { createMcpServer, type ToolObserver } from './server.js';
+import { callTool, createMcpServer, resultJson, type ToolObserver } from './server.js';
 import { createModernMcpHandler, modernAuthInfo } from './modern.js';
 
 const MCP_BODY_LIMIT = 64 * 1024;
@@ -77,7 +78,12 @@ async function serveLegacy(reply: FastifyReply, body: unknown, request: Request,
   }
 }
 
-export function registerMcpRoutes(api: FastifyInstance, services: Services, toolCalled?: (tool: string, outcome: string) => void): void {
+export function registerMcpRoutes(
+  api: FastifyInstance,
+  services: Services,
+  toolCalled?: (tool: string, outcome: string) => void,
+  directToolCalls = true,
+): void {
   // A single tools/call spends one request of the key's budget (shared with REST); a single initialize,
   // tools/list or notification only reads it, so protocol chatter never uses up a conversation's budget.
   // Every message of a batch spends one (src/mcp/protocol.ts).
@@ -115,6 +121,17 @@ export function registerMcpRoutes(api: FastifyInstance, services: Services, tool
 
     const observe: ToolObserver = { failed: (err, tool) => req.log.error({ err, tool }, 'tool failed'), called: toolCalled };
     const ctx = { services, tenant: req.tenant, origin: services.media.origin(req) };
+    // A single 2025-era tools/call, the common request, is answered here as the SDK's server would answer it (same
+    // handler, same JSON-RPC response; test/mcp/direct-tool-calls.test.ts compares both), without building a server,
+    // a transport and web Request/Response objects for it.
+    const direct = directToolCalls && !claimsModernRevision(body, header) ? directToolCall(body, header) : undefined;
+    if (direct) {
+      const result = await callTool(ctx, direct.name, direct.args, observe, direct.meta);
+      return reply
+        .status(200)
+        .header('content-type', 'application/json')
+        .send(`{"result":${resultJson(result)},"jsonrpc":"2.0","id":${JSON.stringify(direct.id)}}`);
+    }
     const request = webRequest(req);
     // Revision 2026-07-28 is told by its `_meta` envelope (or its header); everything else is the 2025 era.
     if (claimsModernRevision(body, header) && !(await isLegacyRequest(request, body))) {

@@ -144,3 +144,28 @@ export function invalidParams(message: unknown): JsonRpcError | undefined {
       .join('; ') || 'params do not match the method',
   );
 }
+
+/** A single 2025-era `tools/call` that the SDK would take as it is, picked apart; undefined for anything else. */
+export interface DirectToolCall {
+  id: string | number;
+  name: string;
+  args: unknown;
+  meta: unknown;
+}
+
+const REQUEST_KEYS = new Set(['jsonrpc', 'id', 'method', 'params']);
+
+/**
+ * The body as a `tools/call` the SDK's transport and server would hand to our handler unchanged: one JSON-RPC request
+ * (no batch, no extra members: the SDK's request schema is strict), an integer or string id, params the SDK's own
+ * schema accepts (`invalidParams` runs it), and a `MCP-Protocol-Version` header that is absent or one we negotiate.
+ */
+export function directToolCall(body: unknown, header: string | undefined): DirectToolCall | undefined {
+  if (!isObject(body) || body.jsonrpc !== '2.0' || body.method !== 'tools/call') return undefined;
+  if (header !== undefined && !isOurVersion(header)) return undefined;
+  const { id, params } = body;
+  if (typeof id !== 'string' && !(typeof id === 'number' && Number.isInteger(id))) return undefined;
+  if (!Object.keys(body).every((k) => REQUEST_KEYS.has(k)) || !isObject(params) || typeof params.name !== 'string') return undefined;
+  if (invalidParams(body)) return undefined;
+  return { id, name: params.name, args: params.arguments, meta: params._meta };
+}

@@ -28,6 +28,19 @@ export const TOOL_LIST: Tool[] = TOOLS.map((t) => ({
 }));
 const TOOLS_BY_NAME = new Map<string, ToolDefinition>(TOOLS.map((t) => [t.name, t]));
 
+/** The text of each successful result: the compiled serialiser's JSON of its structuredContent (resultJson). */
+const WRITTEN = new WeakMap<CallToolResult, string>();
+
+/**
+ * A tool result as JSON. A successful one's structuredContent is written as its text already is (the same
+ * allowlisting serialiser), so the page is serialised once, not again by `JSON.stringify`.
+ */
+export function resultJson(result: CallToolResult): string {
+  const text = WRITTEN.get(result);
+  if (text === undefined || Object.keys(result).length !== 2) return JSON.stringify(result);
+  return `{"content":[{"type":"text","text":${JSON.stringify(text)}}],"structuredContent":${text}}`;
+}
+
 function errorResult(body: ErrorBody): CallToolResult {
   return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }] };
 }
@@ -80,7 +93,10 @@ async function runTool(ctx: ToolContext, tool: ToolDefinition | undefined, name:
   if (!parsed.success) return errorResult(toValidationError(parsed.error).toBody());
   try {
     const result = await tool.run(ctx, parsed.data);
-    return { content: [{ type: 'text', text: compileSerializer(tool.output)(result) }], structuredContent: result };
+    const text = compileSerializer(tool.output)(result);
+    const answer: CallToolResult = { content: [{ type: 'text', text }], structuredContent: result };
+    WRITTEN.set(answer, text);
+    return answer;
   } catch (err) {
     if (err instanceof AppError) return errorResult(err.toBody());
     const refused = inputRefusedByDatabase(err);

@@ -39,12 +39,12 @@ export function registerPublicRoutes(
 export async function registerApiRoutes(
   api: FastifyInstance,
   services: Services,
-  observe: { toolCalled?: (tool: string, outcome: string) => void } = {},
+  observe: { toolCalled?: (tool: string, outcome: string) => void; mcpDirectToolCalls?: boolean } = {},
 ): Promise<void> {
   registerOrderRoutes(api, services);
   registerCustomerRoutes(api, services);
   registerWebhookRoutes(api, services);
   await registerCatalogueRoutes(api, services);
   registerStockRoutes(api, services);
-  registerMcpRoutes(api, services, observe.toolCalled);
+  registerMcpRoutes(api, services, observe.toolCalled, observe.mcpDirectToolCalls);
 }

@@ -1,0 +1,114 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildTestApp, type TestApp } from '../helpers/app.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { BASE, shop } from '../helpers/orders.js';
+import { directToolCall } from '../../src/mcp/protocol.js';
+
+/**
+ * A single 2025-era tools/call is answered without the SDK's per-request server and transport (issue 16). Two
+ * instances on one database, one answering such calls directly (the default) and one sending every request through
+ * the SDK (`MCP_DIRECT_TOOL_CALLS=false`), must answer every request alike: status, content type and JSON body.
+ */
+let testDb: TestDatabase;
+let direct: TestApp;
+let sdk: TestApp;
+let s: Awaited<ReturnType<typeof shop>>;
+
+beforeAll(async () => {
+  testDb = await createTestDatabase();
+  direct = await buildTestApp(testDb.db);
+  sdk = await buildTestApp(testDb.db, { MCP_DIRECT_TOOL_CALLS: 'false' });
+  s = await shop(direct, [
+    {
+      sku: 'SHIRT',
+      name: 'Cotton Shirt',
+      variants: [
+        { sku: 'SHIRT-RED-XL', attributes: { Colour: 'Red', Size: 'XL' }, selling_price: '799.00', mrp: '999.00', stock: '10' },
+        { sku: 'SHIRT-BLUE-M', attributes: { Colour: 'Blue', Size: 'M' }, selling_price: '749.00', stock: '0' },
+      ],
+    },
+    { sku: 'RICE', name: 'Basmati Rice', unit: 'KG', tax_rate: '5', variants: [{ sku: 'RICE-LOOSE', selling_price: '120.50', stock: '25.500' }] },
+  ]);
+});
+afterAll(async () => {
+  await direct?.app.close();
+  await sdk?.app.close();
+  await testDb?.drop();
+});
+
+async function post(app: TestApp, body: unknown, headers: Record<string, string> = {}) {
+  const res = await app.app.inject({
+    method: 'POST',
+    url: `${BASE}/mcp`,
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...s.headers, ...headers },
+    payload: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  // signed photo links differ by their expiry second
+  const text = res.body.replace(/expires=\d+&sig=[\w-]+/g, 'SIGNED');
+  return { status: res.statusCode, type: res.headers['content-type'], body: text ? (JSON.parse(text) as unknown) : undefined };
+}
+
+const call = (name: string, args?: unknown, extra: Record<string, unknown> = {}, id: unknown = 7) => ({
+  jsonrpc: '2.0',
+  id,
+  method: 'tools/call',
+  params: { name, ...(args === undefined ? {} : { arguments: args }), ...extra },
+});
+
+const CASES: [string, unknown, Record<string, string>?][] = [
+  ['browse', call('browse_catalog', {})],
+  ['browse, searched and paged', call('browse_catalog', { search: 'shirt', limit: 1, offset: 0 })],
+  ['browse with a limit out of bounds (tool error)', call('browse_catalog', { limit: 0 })],
+  ['browse without arguments', call('browse_catalog')],
+  ['browse with arguments null', call('browse_catalog', null)],
+  ['detail', call('get_product_details', { id: 'SHIRT-RED-XL' })],
+  ['detail of an unknown product', call('get_product_details', { id: 'NOPE' })],
+  ['categories', call('list_categories', {})],
+  ['items search', call('search_products', { search: 'rice' })],
+  ['unknown order', call('get_order', { reference: 'ORD-NOPE' })],
+  ['unknown customer', call('find_customer', { phone: '9876543210' })],
+  ['an order without items (tool error)', call('place_order', { customer: { name: 'A', phone: '9876543210' }, items: [], external_reference: 'x' })],
+  ['an unknown tool', call('no_such_tool', {})],
+  ['a string id', call('browse_catalog', { limit: 1 }, {}, 'req-1')],
+  ['id 0', call('browse_catalog', { limit: 1 }, {}, 0)],
+  ['a trace context in _meta', call('browse_catalog', { limit: 1 }, { _meta: { traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' } })],
+  ['protocol 2025-06-18 in the header', call('list_categories', {}), { 'mcp-protocol-version': '2025-06-18' }],
+  ['protocol 2024-11-05 in the header', call('list_categories', {}), { 'mcp-protocol-version': '2024-11-05' }],
+  // not taken directly: each must still be answered as the SDK answers it
+  ['a fractional id', call('list_categories', {}, {}, 1.5)],
+  ['a null id', call('list_categories', {}, {}, null)],
+  ['a member the SDK refuses', { ...call('list_categories', {}), extra: true }],
+  ['jsonrpc 1.0', { ...call('list_categories', {}), jsonrpc: '1.0' }],
+  ['a name that is not a string', call(42 as unknown as string, {})],
+  ['arguments that are not an object', call('browse_catalog', [1])],
+  ['a protocol version we do not negotiate', call('list_categories', {}), { 'mcp-protocol-version': '2024-10-07' }],
+  ['an unknown protocol version', call('list_categories', {}), { 'mcp-protocol-version': '1999-01-01' }],
+  ['a notification', { jsonrpc: '2.0', method: 'notifications/initialized' }],
+  ['tools/list', { jsonrpc: '2.0', id: 1, method: 'tools/list' }],
+];
+
+describe('a single tools/call answered directly', () => {
+  it.each(CASES)('%s: answered as the SDK answers it', async (_name, body, headers) => {
+    const [viaSdk, viaDirect] = [await post(sdk, body, headers), await post(direct, body, headers)];
+    expect(viaDirect).toEqual(viaSdk);
+  });
+
+  it('is taken only for what the SDK would hand to the tool unchanged', () => {
+    const taken = CASES.filter(([, body, headers]) => directToolCall(structuredClone(body), headers?.['mcp-protocol-version']));
+    expect(taken.map(([name]) => name)).toEqual(CASES.slice(0, 18).map(([name]) => name));
+  });
+
+  it('places one order per external_reference either way, and answers a repeat alike', async () => {
+    const order = (ref: string) =>
+      call('place_order', { customer: { name: 'Asha Rao', phone: '9876543210' }, items: [{ product_id: 'RICE-LOOSE', quantity: 1 }], external_reference: ref });
+    const first = await post(direct, order('mcp-direct-1'));
+    const repeatDirect = await post(direct, order('mcp-direct-1'));
+    const repeatSdk = await post(sdk, order('mcp-direct-1'));
+    expect(first.status).toBe(200);
+    type Placed = { result: { structuredContent: { data: { order_id: string }; duplicate?: true } } };
+    const placed = (first.body as Placed).result.structuredContent;
+    expect(placed.data.order_id, JSON.stringify(first.body)).toMatch(/^ord_/);
+    expect(repeatDirect).toEqual(repeatSdk);
+    expect((repeatDirect.body as Placed).result.structuredContent).toMatchObject({ data: { order_id: placed.data.order_id }, duplicate: true });
+  });
+});
