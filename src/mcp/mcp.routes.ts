@@ -110,7 +110,9 @@ export function registerMcpRoutes(
   const modern = createModernMcpHandler(MCP_BODY_LIMIT);
   api.addHook('onClose', async () => modern.close());
 
-  api.post('/mcp', { bodyLimit: MCP_BODY_LIMIT, config: { rateLimit: false } }, async (req, reply) => {
+  // keyInStatement: a tool's first statement checks the key (browse, detail, categories, get_order, place_order before
+  // it writes); any other message is authenticated in full before its answer leaves (src/http/auth.ts).
+  api.post('/mcp', { bodyLimit: MCP_BODY_LIMIT, config: { rateLimit: false, keyInStatement: true } }, async (req, reply) => {
     const body: unknown = req.body;
     const rawHeader = req.headers['mcp-protocol-version'];
     const header = typeof rawHeader === 'string' ? rawHeader : undefined;

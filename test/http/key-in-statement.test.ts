@@ -33,8 +33,16 @@ afterAll(async () => {
 const TEE = [{ sku: 'TEE', name: 'Tee', variants: [{ sku: 'TEE-M', name: 'M', selling_price: '299.00', stock: '5' }] }];
 const UNKNOWN = `cok_${'A'.repeat(12)}_${'B'.repeat(32)}`;
 
+const MODERN_META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
+const mcpCall = (name: string, args: object, meta?: object) => ({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'tools/call',
+  params: { name, arguments: args, ...(meta ? { _meta: meta } : {}) },
+});
+
 /** The routes that check the key in their statement, each as a request that succeeds for a good key. */
-const ROUTES: { name: string; method: 'GET' | 'POST'; url: string; body?: () => object; ok: number }[] = [
+const ROUTES: { name: string; method: 'GET' | 'POST'; url: string; body?: () => object; headers?: Record<string, string>; ok: number }[] = [
   { name: 'browse', method: 'GET', url: '/catalog/products', ok: 200 },
   { name: 'search', method: 'GET', url: '/catalog/products?search=tee', ok: 200 },
   { name: 'in-stock browse', method: 'GET', url: '/catalog/products?in_stock=true', ok: 200 },
@@ -44,10 +52,27 @@ const ROUTES: { name: string; method: 'GET' | 'POST'; url: string; body?: () => 
   { name: 'create order', method: 'POST', url: '/orders', body: () => orderBody(), ok: 201 },
   { name: 'order lookup', method: 'GET', url: '/orders/NOPE-1', ok: 404 },
   { name: 'customer lookup (key read on its own)', method: 'GET', url: '/customers?phone=9876543210', ok: 404 },
+  { name: 'MCP browse_catalog', method: 'POST', url: '/mcp', body: () => mcpCall('browse_catalog', {}), ok: 200 },
+  { name: 'MCP place_order', method: 'POST', url: '/mcp', body: () => mcpCall('place_order', orderBody()), ok: 200 },
+  {
+    name: 'MCP browse_catalog, revision 2026-07-28',
+    method: 'POST',
+    url: '/mcp',
+    body: () => mcpCall('browse_catalog', {}, MODERN_META),
+    headers: { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'browse_catalog' },
+    ok: 200,
+  },
+  { name: 'MCP tools/list (key read on its own)', method: 'POST', url: '/mcp', body: () => ({ jsonrpc: '2.0', id: 1, method: 'tools/list' }), ok: 200 },
 ];
 
+const MCP_HEADERS = { accept: 'application/json, text/event-stream', 'content-type': 'application/json' };
+const headersOf = (route: (typeof ROUTES)[number], key: string) => ({
+  'x-api-key': key,
+  ...(route.url === '/mcp' ? MCP_HEADERS : {}),
+  ...route.headers,
+});
 const send = (route: (typeof ROUTES)[number], key: string) =>
-  b.app.inject({ method: route.method, url: `${BASE}${route.url}`, headers: { 'x-api-key': key }, payload: route.body?.() });
+  b.app.inject({ method: route.method, url: `${BASE}${route.url}`, headers: headersOf(route, key), payload: route.body?.() });
 
 /** What a client can tell apart: status, body, and which headers came (values such as the request id differ). */
 const visible = (res: Awaited<ReturnType<typeof send>>) => ({
@@ -73,7 +98,7 @@ describe.each(ROUTES)('a key known to the instance, on $name', (route) => {
     expect((await send(route, s.key)).statusCode).toBe(route.ok);
     recorder.statements.length = 0;
     expect((await send(route, s.key)).statusCode).toBe(route.ok);
-    expect(keyLookups(recorder.statements)).toHaveLength(route.name.startsWith('customer') ? 1 : 0);
+    expect(keyLookups(recorder.statements)).toHaveLength(route.name.includes('key read on its own') ? 1 : 0);
   });
 
   it('revoked through another instance: refused on the very next request, exactly like an unknown key, and nothing written', async () => {
@@ -99,7 +124,7 @@ describe.each(ROUTES)('a key known to the instance, on $name', (route) => {
       const before = await counts(s.companyId);
       const refused = await send(route, s.key);
       expect(refused.statusCode).toBe(403);
-      const fresh = await a.app.inject({ method: route.method, url: `${BASE}${route.url}`, headers: { 'x-api-key': s.key }, payload: route.body?.() });
+      const fresh = await a.app.inject({ method: route.method, url: `${BASE}${route.url}`, headers: headersOf(route, s.key), payload: route.body?.() });
       expect(visible(refused)).toEqual(visible(fresh));
       expect(await counts(s.companyId)).toEqual(before);
     }
