@@ -45,7 +45,8 @@ try {
   console.log(
     `${model.products.length} listed products, ${model.products.reduce((n, p) => n + p.variants.length, 0)} active variants: model built in ${(buildMs / 1000).toFixed(1)} s; ` +
       `heap +${mb(after.heapUsed - before.heapUsed)} (${mb(after.heapUsed)} in all), RSS +${mb(after.rss - before.rss)} after GC ` +
-      `(${mb(after.rss)} in all; ${mb(peakRss)} right after the build); the cache's estimate ${mb(model.bytes)}`,
+      `(${mb(after.rss)} in all; ${mb(peakRss)} right after the build; V8 heap committed ${mb(after.heapTotal)}, external ${mb(after.external)}); ` +
+      `the cache's estimate ${mb(model.bytes)}`,
   );
 } finally {
   await db.close();

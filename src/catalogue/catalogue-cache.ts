@@ -1,5 +1,5 @@
 import type { Db } from '../db/index.js';
-import { buildModel, type CatalogueModel } from './read-model.js';
+import { ModelBuilder, type CatalogueModel } from './read-model.js';
 import { loadCatalogue } from './read-model.queries.js';
 
 export interface CatalogueCacheStats {
@@ -56,9 +56,10 @@ export function createCatalogueCache({ db, capBytes }: { db: Db; capBytes: numbe
     let pending = building.get(companyId);
     if (!pending) {
       builds++;
-      pending = loadCatalogue(db, companyId)
-        .then((rows) => {
-          const model = buildModel(rows);
+      const builder = new ModelBuilder();
+      pending = loadCatalogue(db, companyId, builder)
+        .then(() => {
+          const model = builder.finish();
           keep(companyId, model);
           return model;
         })

@@ -20,39 +20,52 @@ export type ModelPhotoRow = Pick<ProductPhotoRow, 'product_id' | 'path' | 'alt' 
 export type ModelCategoryRow = Pick<CategoryRow, 'id' | 'name' | 'slug' | 'parent_id'> & { product_count: number };
 export type ModelBrandRow = Pick<BrandRow, 'id' | 'name' | 'slug'> & { product_count: number };
 
-export interface CatalogueRows {
+/** What the model is built from, besides the products and variants that `loadCatalogue` hands over in chunks. */
+export interface CatalogueFrame {
   version: string;
-  products: ModelProductRow[];
-  variants: ModelVariantRow[];
-  photos: ModelPhotoRow[];
   categories: ModelCategoryRow[];
   brands: ModelBrandRow[];
 }
 
+/** Rows read per statement while a model is built: the driver's row objects of one chunk are garbage before the next. */
+export const LOAD_CHUNK_ROWS = 20_000;
+
+/** Where `loadCatalogue` puts what it reads, in this order: the frame, product chunks, variant chunks, photos. */
+export interface CatalogueSink {
+  frame(frame: CatalogueFrame): void;
+  productRows(rows: ModelProductRow[]): void;
+  variantRows(rows: ModelVariantRow[]): void;
+  photoRows(rows: ModelPhotoRow[]): void;
+}
+
+const PRODUCT_COLUMNS = sql`id, sku, name, description, unit, hsn_code, tax_rate::text AS tax_rate, category_id, brand_id, listed, sort_name`;
+const VARIANT_COLUMNS = sql`id, product_id, sku, barcode, name, attributes, selling_price::text AS selling_price, mrp::text AS mrp, active, position`;
+
 /**
- * Everything the read model holds of a company. The version is read first and the rest after it, in statements of
- * their own (in parallel): the data is then at least as new as the version, so a change that lands during the build
- * leaves a model tagged older than its data, which the next request's version check rebuilds; never the reverse.
- * Products come in browse order (the database's collation), listed or not (unlisted ones only so an id or SKU naming
- * them is refused, as the database did); variants active or not for the same reason.
+ * Reads a keyset-paged statement chunk by chunk into `take`, the next chunk's read started before the current one is
+ * taken (one in flight, one in hand). `page(after)` reads the chunk after the last row of the one before (none: the first).
  */
-export async function loadCatalogue(db: Db, companyId: string): Promise<CatalogueRows> {
+async function paged<R>(page: (after: R | undefined) => Promise<R[]>, take: (rows: R[]) => void, chunkRows: number): Promise<void> {
+  let rows = await page(undefined);
+  while (rows.length > 0) {
+    const next = rows.length === chunkRows ? page(rows[rows.length - 1]) : Promise.resolve([]);
+    next.catch(() => {}); // awaited below; a failure while this chunk is taken must not go unhandled
+    take(rows);
+    rows = await next;
+  }
+}
+
+/**
+ * Everything the read model holds of a company, into `sink`. The version is read first and the rest after it: the
+ * data is then at least as new as the version, so a change that lands during the build leaves a model tagged older
+ * than its data, which the next request's version check rebuilds; never the reverse. Products come in browse order
+ * (the database's collation), listed ones first, then the unlisted (only so an id or SKU naming them is refused, as
+ * the database did); variants active or not for the same reason. Products and variants are read in chunks of
+ * LOAD_CHUNK_ROWS by key (not all at once), so a large catalogue's rows never sit in memory beside its whole model.
+ */
+export async function loadCatalogue(db: Db, companyId: string, sink: CatalogueSink, chunkRows = LOAD_CHUNK_ROWS): Promise<void> {
   const [{ version }] = await db.query<{ version: string }>(sql`SELECT ${versionSql(companyId)} AS version`, 'catalogue_model_version');
-  const [products, variants, photos, categories, brands] = await Promise.all([
-    db.query<ModelProductRow>(
-      sql`SELECT id, sku, name, description, unit, hsn_code, tax_rate::text AS tax_rate, category_id, brand_id, listed
-          FROM products WHERE company_id = ${companyId} ORDER BY listed DESC, sort_name, id`,
-      'catalogue_model_products',
-    ),
-    db.query<ModelVariantRow>(
-      sql`SELECT id, product_id, sku, barcode, name, attributes, selling_price::text AS selling_price, mrp::text AS mrp, active
-          FROM variants WHERE company_id = ${companyId} ORDER BY product_id, position, id`,
-      'catalogue_model_variants',
-    ),
-    db.query<ModelPhotoRow>(
-      sql`SELECT product_id, path, alt, variant_id FROM product_photos WHERE company_id = ${companyId} ORDER BY product_id, position, id`,
-      'catalogue_model_photos',
-    ),
+  const [categories, brands] = await Promise.all([
     db.query<ModelCategoryRow>(
       sql`SELECT c.id, c.name, c.slug, c.parent_id, coalesce(n.count, 0)::int AS product_count
           FROM categories c
@@ -72,7 +85,50 @@ export async function loadCatalogue(db: Db, companyId: string): Promise<Catalogu
       'catalogue_model_brands',
     ),
   ]);
-  return { version, products, variants, photos, categories, brands };
+  sink.frame({ version, categories, brands });
+  type P = ModelProductRow & { sort_name: string };
+  await paged<P>(
+    (after) =>
+      db.query<P>(
+        after
+          ? sql`SELECT ${PRODUCT_COLUMNS} FROM products WHERE company_id = ${companyId} AND listed AND (sort_name, id) > (${after.sort_name}, ${after.id})
+                ORDER BY sort_name, id LIMIT ${chunkRows}`
+          : sql`SELECT ${PRODUCT_COLUMNS} FROM products WHERE company_id = ${companyId} AND listed ORDER BY sort_name, id LIMIT ${chunkRows}`,
+        after ? 'catalogue_model_products_next' : 'catalogue_model_products',
+      ),
+    (rows) => sink.productRows(rows),
+    chunkRows,
+  );
+  await paged<P>(
+    (after) =>
+      db.query<P>(
+        sql`SELECT ${PRODUCT_COLUMNS} FROM products WHERE company_id = ${companyId} AND NOT listed AND id > ${after?.id ?? ''}
+            ORDER BY id LIMIT ${chunkRows}`,
+        'catalogue_model_unlisted',
+      ),
+    (rows) => sink.productRows(rows),
+    chunkRows,
+  );
+  type V = ModelVariantRow & { position: number };
+  await paged<V>(
+    (after) =>
+      db.query<V>(
+        after
+          ? sql`SELECT ${VARIANT_COLUMNS} FROM variants WHERE company_id = ${companyId}
+                  AND (product_id, position, id) > (${after.product_id}, ${after.position}, ${after.id})
+                ORDER BY product_id, position, id LIMIT ${chunkRows}`
+          : sql`SELECT ${VARIANT_COLUMNS} FROM variants WHERE company_id = ${companyId} ORDER BY product_id, position, id LIMIT ${chunkRows}`,
+        after ? 'catalogue_model_variants_next' : 'catalogue_model_variants',
+      ),
+    (rows) => sink.variantRows(rows),
+    chunkRows,
+  );
+  sink.photoRows(
+    await db.query<ModelPhotoRow>(
+      sql`SELECT product_id, path, alt, variant_id FROM product_photos WHERE company_id = ${companyId} ORDER BY product_id, position, id`,
+      'catalogue_model_photos',
+    ),
+  );
 }
 
 /** Live stock of one page: per active variant and per product, exact decimal text with 3 places, never negative. */

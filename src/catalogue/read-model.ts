@@ -1,4 +1,4 @@
-import type { CatalogueRows, ModelBrandRow, ModelCategoryRow, ModelPhotoRow } from './read-model.queries.js';
+import type { CatalogueFrame, CatalogueSink, ModelBrandRow, ModelCategoryRow, ModelPhotoRow, ModelProductRow, ModelVariantRow } from './read-model.queries.js';
 
 /** An active variant as the model holds it: everything but stock. */
 export interface ModelVariant {
@@ -62,112 +62,159 @@ const str = (s: string | null | undefined) => (s ? 16 + 2 * s.length : 0);
 const OBJECT = 64;
 const NO_PHOTOS: ModelProduct['photos'] = [];
 
-export function buildModel(rows: CatalogueRows): CatalogueModel {
-  const byId = new Map<string, ModelProduct>();
-  const categoryById = new Map(rows.categories.map((c) => [c.id, c]));
-  // one object per category and brand, shared by its products
-  const categoryOf = new Map<string, ModelProduct['category']>();
-  for (const c of rows.categories) {
-    const parent = c.parent_id ? categoryById.get(c.parent_id) : undefined;
-    categoryOf.set(c.id, { id: c.id, name: c.name, slug: c.slug, parent: parent?.name ?? null });
-  }
-  const brandOf = new Map(rows.brands.map((b) => [b.id, { id: b.id, name: b.name }]));
-  let bytes = 0;
+/**
+ * Builds a model from what `loadCatalogue` reads, chunk by chunk (the frame first, then products, variants, photos):
+ * only the model and the chunk in hand are in memory at once.
+ */
+export class ModelBuilder implements CatalogueSink {
+  private version = '0';
+  private categories: ModelCategoryRow[] = [];
+  private brands: ModelBrandRow[] = [];
+  private readonly categoryOf = new Map<string, ModelProduct['category']>();
+  private readonly brandOf = new Map<string, { id: string; name: string }>();
+  private readonly products: ModelProduct[] = [];
+  /** every product read, listed or not (null), by id */
+  private readonly byId = new Map<string, ModelProduct | null>();
+  /** every variant read, by id; null: inactive, or of a product not shown */
+  private readonly variantsById = new Map<string, ModelVariant | null>();
+  /** identifiers in read order, per kind, for the claims of `finish` */
+  private readonly productSkus: string[] = [];
+  private readonly variantSkus: string[] = [];
+  private readonly barcodes: [string, string][] = [];
+  private bytes = 0;
   // Short texts repeated across a catalogue (option names and values, prices, units, tax rates, HSN codes) are kept
   // once: each row from the driver carries its own copy (6 MB of 282 on 100,000 generated products).
-  const texts = new Map<string, string>();
-  const once = <T extends string | null>(t: T): T => {
+  private readonly texts = new Map<string, string>();
+  private once<T extends string | null>(t: T): T {
     if (t === null || t.length > 40) return t;
-    const kept = texts.get(t);
+    const kept = this.texts.get(t);
     if (kept !== undefined) return kept as T;
-    texts.set(t, t);
+    this.texts.set(t, t);
     return t;
-  };
+  }
 
-  const products: ModelProduct[] = [];
-  for (const p of rows.products) {
-    if (!p.listed) continue;
-    const product: ModelProduct = {
-      id: p.id,
-      sku: p.sku,
-      name: p.name,
-      description: p.description,
-      unit: once(p.unit),
-      hsn_code: once(p.hsn_code),
-      tax_rate: once(p.tax_rate),
-      category: (p.category_id && categoryOf.get(p.category_id)) || null,
-      brand: (p.brand_id && brandOf.get(p.brand_id)) || null,
-      categoryId: p.category_id,
-      brandId: p.brand_id,
-      variants: [],
-      photos: NO_PHOTOS,
-      price_min: '0.00',
-      price_max: '0.00',
-      position: products.length,
+  frame({ version, categories, brands }: CatalogueFrame): void {
+    this.version = version;
+    this.categories = categories;
+    this.brands = brands;
+    const categoryById = new Map(categories.map((c) => [c.id, c]));
+    // one object per category and brand, shared by its products
+    for (const c of categories) {
+      const parent = c.parent_id ? categoryById.get(c.parent_id) : undefined;
+      this.categoryOf.set(c.id, { id: c.id, name: c.name, slug: c.slug, parent: parent?.name ?? null });
+      this.bytes += OBJECT * 2 + str(c.id) + str(c.name) + str(c.slug);
+    }
+    for (const b of brands) {
+      this.brandOf.set(b.id, { id: b.id, name: b.name });
+      this.bytes += OBJECT * 2 + str(b.id) + str(b.name) + str(b.slug);
+    }
+  }
+
+  productRows(rows: ModelProductRow[]): void {
+    for (const p of rows) {
+      if (this.byId.has(p.id)) continue; // read twice across chunks while the catalogue changed: the version check rebuilds
+      this.productSkus.push(p.sku);
+      if (!p.listed) {
+        this.byId.set(p.id, null);
+        this.bytes += str(p.id) + str(p.sku);
+        continue;
+      }
+      const product: ModelProduct = {
+        id: p.id,
+        sku: p.sku,
+        name: p.name,
+        description: p.description,
+        unit: this.once(p.unit),
+        hsn_code: this.once(p.hsn_code),
+        tax_rate: this.once(p.tax_rate),
+        category: (p.category_id && this.categoryOf.get(p.category_id)) || null,
+        brand: (p.brand_id && this.brandOf.get(p.brand_id)) || null,
+        categoryId: p.category_id,
+        brandId: p.brand_id,
+        variants: [],
+        photos: NO_PHOTOS,
+        price_min: '0.00',
+        price_max: '0.00',
+        position: this.products.length,
+      };
+      this.products.push(product);
+      this.byId.set(p.id, product);
+      this.bytes += OBJECT * 2 + str(p.id) + str(p.sku) + str(p.name) + str(p.description) + str(p.unit) + str(p.hsn_code) + str(p.tax_rate);
+    }
+  }
+
+  variantRows(rows: ModelVariantRow[]): void {
+    for (const v of rows) {
+      if (this.variantsById.has(v.id)) continue;
+      this.variantSkus.push(v.sku);
+      if (v.barcode !== null) this.barcodes.push([v.barcode, v.id]);
+      const product = this.byId.get(v.product_id);
+      this.bytes += OBJECT + str(v.id) + str(v.sku) + str(v.barcode);
+      if (!product || !v.active) {
+        this.variantsById.set(v.id, null);
+        continue;
+      }
+      const attributes: Record<string, string> = {};
+      for (const [name, value] of Object.entries(v.attributes ?? {})) {
+        attributes[this.once(name)] = this.once(String(value));
+        this.bytes += OBJECT / 2 + str(name) + str(attributes[name]);
+      }
+      const variant = {
+        id: v.id,
+        sku: v.sku,
+        barcode: v.barcode,
+        name: this.once(v.name),
+        attributes,
+        selling_price: this.once(v.selling_price),
+        mrp: this.once(v.mrp),
+        product,
+      };
+      product.variants.push(variant);
+      this.variantsById.set(v.id, variant);
+      this.bytes += OBJECT * 2 + str(v.name) + str(v.selling_price) + str(v.mrp);
+    }
+  }
+
+  photoRows(rows: ModelPhotoRow[]): void {
+    for (const ph of rows) {
+      const product = this.byId.get(ph.product_id);
+      if (!product || (ph.variant_id !== null && !this.variantsById.get(ph.variant_id))) continue;
+      if (product.photos === NO_PHOTOS) product.photos = [];
+      product.photos.push({ path: ph.path, alt: ph.alt, variant_id: ph.variant_id });
+      this.bytes += OBJECT + str(ph.path) + str(ph.alt);
+    }
+  }
+
+  finish(): CatalogueModel {
+    // Every identifier a detail id may be, claimed in the route's order of precedence (product id, variant id, variant
+    // SKU, product SKU, barcode): the first kind to claim a string keeps it.
+    const refs = new Map<string, Ref>();
+    const claim = (key: string, ref: Ref | undefined) => {
+      if (!refs.has(key)) refs.set(key, ref ?? null);
     };
-    products.push(product);
-    byId.set(p.id, product);
-    bytes += OBJECT * 2 + str(p.id) + str(p.sku) + str(p.name) + str(p.description) + str(p.unit) + str(p.hsn_code) + str(p.tax_rate);
-  }
+    for (const [id, product] of this.byId) claim(id, product);
+    for (const [id, variant] of this.variantsById) claim(id, variant);
+    for (const [sku, variant] of zip(this.variantSkus, this.variantsById.values())) claim(sku, variant);
+    for (const [sku, product] of zip(this.productSkus, this.byId.values())) claim(sku, product);
+    for (const [barcode, id] of this.barcodes) claim(barcode, this.variantsById.get(id));
+    this.bytes += refs.size * 40;
 
-  const variants = new Map<string, ModelVariant | null>(); // by id; null: inactive, or of a product not shown
-  for (const v of rows.variants) {
-    const product = byId.get(v.product_id);
-    bytes += OBJECT + str(v.id) + str(v.sku) + str(v.barcode);
-    if (!product || !v.active) {
-      variants.set(v.id, null);
-      continue;
+    for (const product of this.products) {
+      const prices = product.variants.map((v) => v.selling_price).sort(numericOrder);
+      if (prices.length) {
+        product.price_min = prices[0];
+        product.price_max = prices[prices.length - 1];
+      }
     }
-    const attributes: Record<string, string> = {};
-    for (const [name, value] of Object.entries(v.attributes ?? {})) {
-      attributes[once(name)] = once(String(value));
-      bytes += OBJECT / 2 + str(name) + str(attributes[name]);
-    }
-    const variant = {
-      id: v.id,
-      sku: v.sku,
-      barcode: v.barcode,
-      name: once(v.name),
-      attributes,
-      selling_price: once(v.selling_price),
-      mrp: once(v.mrp),
-      product,
-    };
-    product.variants.push(variant);
-    variants.set(v.id, variant);
-    bytes += OBJECT * 2 + str(v.name) + str(v.selling_price) + str(v.mrp);
+    const words = new WordCache(WordCache.positionsFor(this.products.length));
+    return { version: this.version, products: this.products, categories: this.categories, brands: this.brands, refs, words, bytes: this.bytes };
   }
+}
 
-  const refs = new Map<string, Ref>();
-  const claim = (key: string | null, ref: Ref) => {
-    if (key !== null && !refs.has(key)) refs.set(key, ref);
-  };
-  for (const p of rows.products) claim(p.id, byId.get(p.id) ?? null);
-  for (const v of rows.variants) claim(v.id, variants.get(v.id) ?? null);
-  for (const v of rows.variants) claim(v.sku, variants.get(v.id) ?? null);
-  for (const p of rows.products) claim(p.sku, byId.get(p.id) ?? null);
-  for (const v of rows.variants) claim(v.barcode, variants.get(v.id) ?? null);
-  bytes += refs.size * 40;
-
-  for (const product of products) {
-    const prices = product.variants.map((v) => v.selling_price).sort(numericOrder);
-    if (prices.length) {
-      product.price_min = prices[0];
-      product.price_max = prices[prices.length - 1];
-    }
-  }
-  for (const ph of rows.photos) {
-    const product = byId.get(ph.product_id);
-    if (!product || (ph.variant_id !== null && !variants.get(ph.variant_id))) continue;
-    if (product.photos === NO_PHOTOS) product.photos = [];
-    product.photos.push({ path: ph.path, alt: ph.alt, variant_id: ph.variant_id });
-    bytes += OBJECT + str(ph.path) + str(ph.alt);
-  }
-  for (const c of rows.categories) bytes += OBJECT * 2 + str(c.id) + str(c.name) + str(c.slug);
-  for (const b of rows.brands) bytes += OBJECT * 2 + str(b.id) + str(b.name) + str(b.slug);
-
-  const words = new WordCache(WordCache.positionsFor(products.length));
-  return { version: rows.version, products, categories: rows.categories, brands: rows.brands, refs, words, bytes };
+/** Pairs of the n-th items of two sequences of equal length. */
+function* zip<A, B>(a: Iterable<A>, b: Iterable<B>): Generator<[A, B]> {
+  const ib = b[Symbol.iterator]();
+  for (const x of a) yield [x, ib.next().value as B];
 }
 
 /** The product and variant an identifier names, in the detail route's order; undefined when nothing shown matches. */
