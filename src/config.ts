@@ -8,6 +8,13 @@ const optionalString = z
   .transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim()));
 
 /** Every setting the service reads, with its default. `.env.example` documents the same list. */
+/** An on/off setting: exactly `true` or `false`, as a boolean. */
+const flag = (byDefault: 'true' | 'false') =>
+  z
+    .enum(['true', 'false'])
+    .default(byDefault)
+    .transform((v) => v === 'true');
+
 export const configSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   HOST: z.string().min(1).default('127.0.0.1'),
@@ -59,15 +66,9 @@ export const configSchema = z.object({
   CATALOGUE_CACHE_MB: z.coerce.number().min(0).default(512),
   // A single 2025-era MCP tools/call answered without the SDK's per-request server (docs/decisions.md, issue 16);
   // false sends every MCP request through the SDK's transport.
-  MCP_DIRECT_TOOL_CALLS: z
-    .enum(['true', 'false'])
-    .default('true')
-    .transform((v) => v === 'true'),
+  MCP_DIRECT_TOOL_CALLS: flag('true'),
   SIGNING_SECRET: optionalString.pipe(z.string().min(32, 'must be at least 32 characters').optional()),
-  SEED_DEMO: z
-    .enum(['true', 'false'])
-    .default('true')
-    .transform((v) => v === 'true'),
+  SEED_DEMO: flag('true'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   // Prometheus metrics (issue 19): GET /metrics on this port of its own, never the public one; empty or 0: not served.
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(0),
@@ -82,10 +83,7 @@ export const configSchema = z.object({
   // On SIGTERM /readyz answers 503 for this long while requests are still served, so a load balancer stops sending
   // new ones before the server stops accepting them (docs/operations.md).
   SHUTDOWN_DRAIN_MS: z.coerce.number().int().min(0).default(2_000),
-  FULFILMENT_WORKER_ENABLED: z
-    .enum(['true', 'false'])
-    .default('true')
-    .transform((v) => v === 'true'),
+  FULFILMENT_WORKER_ENABLED: flag('true'),
   FULFILMENT_POLL_MS: z.coerce.number().int().min(10).default(2_000),
   FULFILMENT_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(50).default(8),
   FULFILMENT_RETRY_BASE_MS: z.coerce.number().int().min(1).default(30_000),
@@ -103,25 +101,13 @@ export const configSchema = z.object({
     .default(86400),
   // Catalogue import: photos named by URL (docs/catalogue-import.md). The ALLOW setting (http:// and loopback or private
   // addresses) is for development and tests only, as for webhooks.
-  IMPORT_PHOTO_ALLOW_LOCAL: z
-    .enum(['true', 'false'])
-    .default('false')
-    .transform((v) => v === 'true'),
+  IMPORT_PHOTO_ALLOW_LOCAL: flag('false'),
   IMPORT_PHOTO_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(15_000),
   IMPORT_PHOTO_CONCURRENCY: z.coerce.number().int().min(1).max(32).default(4),
   // Webhooks (issue 14). The two ALLOW settings are for development and tests only: never in production.
-  WEBHOOK_ALLOW_HTTP: z
-    .enum(['true', 'false'])
-    .default('false')
-    .transform((v) => v === 'true'),
-  WEBHOOK_ALLOW_PRIVATE_ADDRESSES: z
-    .enum(['true', 'false'])
-    .default('false')
-    .transform((v) => v === 'true'),
-  WEBHOOK_WORKER_ENABLED: z
-    .enum(['true', 'false'])
-    .default('true')
-    .transform((v) => v === 'true'),
+  WEBHOOK_ALLOW_HTTP: flag('false'),
+  WEBHOOK_ALLOW_PRIVATE_ADDRESSES: flag('false'),
+  WEBHOOK_WORKER_ENABLED: flag('true'),
   WEBHOOK_POLL_MS: z.coerce.number().int().min(10).default(1_000),
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
   WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().min(1).default(30_000),

@@ -1,7 +1,7 @@
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { PgDialect } from 'drizzle-orm/pg-core';
-import type { SQL } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import pg from 'pg';
 import type { PGlite, Transaction as PGliteTx } from '@electric-sql/pglite';
 
@@ -187,12 +187,13 @@ export function createPgDatabase(opts: PgOptions): Database {
     }
   };
 
+  const query = poolRunner(pool);
   return {
     kind: 'pg',
-    query: poolRunner(pool),
+    query,
     tx: (fn) => withRetry(() => runTx(fn)),
     async ping() {
-      await pool.query('SELECT 1');
+      await query(sql`SELECT 1`);
     },
     poolStats: () => ({ max: opts.poolMax, total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     async close() {

@@ -126,7 +126,9 @@ export function registerMcpRoutes(
     // A single 2025-era tools/call, the common request, is answered here as the SDK's server would answer it (same
     // handler, same JSON-RPC response; test/mcp/direct-tool-calls.test.ts compares both), without building a server,
     // a transport and web Request/Response objects for it.
-    const direct = directToolCalls && !claimsModernRevision(body, header) ? directToolCall(body, header) : undefined;
+    // Revision 2026-07-28 is told by its `_meta` envelope (or its header); everything else is the 2025 era.
+    const modernClaimed = claimsModernRevision(body, header);
+    const direct = directToolCalls && !modernClaimed ? directToolCall(body, header) : undefined;
     if (direct) {
       const result = await callTool(ctx, direct.name, direct.args, observe, direct.meta);
       return reply
@@ -135,8 +137,7 @@ export function registerMcpRoutes(
         .send(`{"result":${resultJson(result)},"jsonrpc":"2.0","id":${JSON.stringify(direct.id)}}`);
     }
     const request = webRequest(req);
-    // Revision 2026-07-28 is told by its `_meta` envelope (or its header); everything else is the 2025 era.
-    if (claimsModernRevision(body, header) && !(await isLegacyRequest(request, body))) {
+    if (modernClaimed && !(await isLegacyRequest(request, body))) {
       return sendResponse(reply, await modern.fetch(request, { parsedBody: body, authInfo: modernAuthInfo(ctx, observe) }));
     }
     return serveLegacy(reply, body, request, createMcpServer(ctx, observe));
