@@ -145,6 +145,14 @@ export interface PageStock {
 /**
  * The stock figures of the products in `page` (a statement yielding their `id`s) and the company's catalogue version, in
  * one statement: the version tells the caller whether its model still describes these products.
+ *
+ * Its plan is made once per connection, not per request. A named statement is planned with its values five times, then
+ * PostgreSQL keeps a generic plan only if that plan's estimated cost is no higher than theirs. Two things keep the two
+ * estimates alike, so the generic plan is kept: the page's variants and their stock rows are probed per page product
+ * (LATERAL … OFFSET 0: always nested index probes, whatever the page's estimated size), and a model-chosen page comes
+ * as a jsonb array (`stockOf`), whose row estimate is the same with or without its value (an array's `unnest` is
+ * sized from a known value only, so one product's detail was re-planned on every request: 0.29 ms of planning for
+ * 0.05 ms of work).
  */
 function stockSql({ companyId, keyId }: KeyOwner, page: SQL, extra: SQL = sql``): SQL {
   return sql`WITH page AS MATERIALIZED (${page}),
@@ -152,14 +160,16 @@ function stockSql({ companyId, keyId }: KeyOwner, page: SQL, extra: SQL = sql``)
       SELECT vv.product_id, vv.id,
              stock_available(sum(st.on_hand) FILTER (WHERE st.ships_orders), sum(st.reserved) FILTER (WHERE st.ships_orders))::numeric(14, 3) AS available,
              stock_available(sum(st.on_hand), sum(st.reserved))::numeric(14, 3) AS available_total
-      FROM variants vv
-      LEFT JOIN (
-        SELECT sl.variant_id, sl.on_hand, sl.reserved, loc.ships_orders
+      FROM page
+      CROSS JOIN LATERAL (
+        SELECT v.product_id, v.id FROM variants v WHERE v.company_id = ${companyId} AND v.active AND v.product_id = page.id OFFSET 0
+      ) vv
+      LEFT JOIN LATERAL (
+        SELECT sl.on_hand, sl.reserved, loc.ships_orders
         FROM stock_levels sl
         JOIN stock_locations loc ON loc.company_id = ${companyId} AND loc.id = sl.location_id AND loc.active
-        WHERE sl.company_id = ${companyId}
-      ) st ON st.variant_id = vv.id
-      WHERE vv.company_id = ${companyId} AND vv.active AND vv.product_id IN (SELECT id FROM page)
+        WHERE sl.company_id = ${companyId} AND sl.variant_id = vv.id OFFSET 0
+      ) st ON true
       GROUP BY vv.product_id, vv.id)
     SELECT ${versionSql(companyId)} AS version, ${keyOkSql(companyId, keyId)}, ${extra}
       (SELECT json_object_agg(id, json_build_array(available::text, available_total::text)) FROM vs) AS variants,
@@ -169,7 +179,7 @@ function stockSql({ companyId, keyId }: KeyOwner, page: SQL, extra: SQL = sql``)
 
 /** The version and the live stock of the named products (a page the model chose, or none: the version alone). */
 export async function stockOf(db: Db, owner: KeyOwner, productIds: string[]): Promise<PageStock> {
-  const page = sql`SELECT unnest(${sql.param(productIds)}::text[]) AS id`;
+  const page = sql`SELECT DISTINCT jsonb_array_elements_text(${JSON.stringify(productIds)}::jsonb) AS id`;
   const rows = await db.query<PageStock>(stockSql(owner, page), 'catalogue_stock_of');
   return rows[0];
 }
