@@ -61,6 +61,9 @@ export async function orderPrelude(
   identifiers: string[],
   phoneE164: string,
 ): Promise<OrderPrelude> {
+  // The identifiers as an array the planner cannot size: a known one made PostgreSQL re-plan this statement on every
+  // order (0.18 ms of planning for 0.02 ms of work), as it costs the plan for one identifier below its generic plan.
+  const wanted = sql`ARRAY(SELECT jsonb_array_elements_text(${JSON.stringify(identifiers)}::jsonb))`;
   const rows = await db.query<OrderPrelude>(
     sql`SELECT ${keyOkSql(companyId, keyId)},
           (SELECT id FROM orders WHERE company_id = ${companyId} AND external_reference = ${externalReference}) AS existing_order_id,
@@ -70,7 +73,7 @@ export async function orderPrelude(
                     'selling_price', v.selling_price::text, 'tax_rate', p.tax_rate::text, 'for_sale', v.active AND p.active)), '[]'::json)
            FROM variants v JOIN products p ON p.company_id = v.company_id AND p.id = v.product_id
            WHERE v.company_id = ${companyId}
-             AND (v.sku = ANY(${sql.param(identifiers)}::text[]) OR v.id = ANY(${sql.param(identifiers)}::text[]) OR v.barcode = ANY(${sql.param(identifiers)}::text[]))) AS variants,
+             AND (v.sku = ANY(${wanted}) OR v.id = ANY(${wanted}) OR v.barcode = ANY(${wanted}))) AS variants,
           (SELECT row_to_json(c) FROM customers c WHERE c.company_id = ${companyId} AND c.phone_e164 = ${phoneE164}) AS customer`,
     'order_prelude',
   );
