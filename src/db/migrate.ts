@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'drizzle-orm';
 import type { Database } from './client.js';
-import { distribute, hasCitus, SCHEMA_LOCK } from './distribute.js';
+import { distribute, hasCitus, planModesSql, SCHEMA_LOCK } from './distribute.js';
 import { splitSql } from './split-sql.js';
 import type { schemaMigrations } from './schema/index.js';
 
@@ -12,7 +12,8 @@ export const MIGRATIONS_DIR = join(dirname(fileURLToPath(import.meta.url)), '..'
 /**
  * Applies pending `migrations/NNNN_name.sql` files in order, in one transaction, under an advisory lock; then, where
  * the `citus` extension is present, distributes what is not distributed yet (`distribute.ts`, the same lock key, so
- * instances starting together take turns). Without Citus that second step is one catalogue lookup.
+ * instances starting together take turns). Without Citus that second step is one catalogue lookup. Each run also sets
+ * how the PL/pgSQL functions plan their statements, by whether Citus is there (`planModesSql`).
  */
 export async function migrate(db: Database, dir: string = MIGRATIONS_DIR, log?: (msg: string) => void): Promise<string[]> {
   const files = readdirSync(dir)
@@ -20,7 +21,8 @@ export async function migrate(db: Database, dir: string = MIGRATIONS_DIR, log?: 
     .sort();
   const applied: string[] = [];
   await db.execScriptsLocked(SCHEMA_LOCK, async (exec, tx) => {
-    if (await hasCitus(tx)) {
+    const citus = await hasCitus(tx);
+    if (citus) {
       // DDL on distributed tables fans out to every shard: sequential, so a later statement of the same migration
       // may still touch a reference table; and exempt from the tests' cross-company guard (docs/scaling.md).
       await exec("SET LOCAL citus.multi_shard_modify_mode = 'sequential'; SET LOCAL citus.multi_task_query_log_level = off");
@@ -36,6 +38,7 @@ export async function migrate(db: Database, dir: string = MIGRATIONS_DIR, log?: 
       await tx.query(sql`INSERT INTO schema_migrations (version) VALUES (${file})`);
       applied.push(file);
     }
+    await exec(planModesSql(citus));
   });
   const spread = await distribute(db);
   if (spread.reference.length || spread.distributed.length) {

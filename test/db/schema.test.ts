@@ -2,7 +2,9 @@ import { is, SQL, sql } from 'drizzle-orm';
 import { getTableConfig, PgDialect, PgTable, type PgColumn } from 'drizzle-orm/pg-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as schema from '../../src/db/schema/index.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { createTestDatabase, onCitus, type TestDatabase } from '../helpers/db.js';
+import { GENERIC_PLAN_FUNCTIONS, planModesSql } from '../../src/db/distribute.js';
+import { migrate } from '../../src/db/migrate.js';
 
 /**
  * The tables declared in src/db/schema/ and the database the migrations build must agree: the same tables,
@@ -153,12 +155,32 @@ describe('the schema declared in TypeScript matches the migrated database', () =
     expect(inTs).toEqual(inDb);
   });
 
-  it('plans every PL/pgSQL function statement with its arguments (force_custom_plan), so Citus routes each to one company', async () => {
+  const planModes = async () => {
     const rows = await t.db.query<{ fn: string; config: string[] | null }>(sql`
-      SELECT p.oid::regprocedure::text AS fn, p.proconfig AS config
+      SELECT p.proname AS fn, p.proconfig AS config
       FROM pg_proc p JOIN pg_language l ON l.oid = p.prolang JOIN pg_namespace n ON n.oid = p.pronamespace
       WHERE n.nspname = 'public' AND l.lanname = 'plpgsql' ORDER BY 1`);
-    expect(rows.map((r) => r.fn)).toContain('place_order(text,jsonb)');
-    expect(rows.filter((r) => !(r.config ?? []).includes('plan_cache_mode=force_custom_plan')).map((r) => r.fn)).toEqual([]);
+    return Object.fromEntries(rows.map((r) => [r.fn, (r.config ?? []).find((c) => c.startsWith('plan_cache_mode='))?.slice(16) ?? null]));
+  };
+
+  it('plans PL/pgSQL statements as the database needs: with the values of each call on Citus, once per connection on one PostgreSQL', async () => {
+    const modes = await planModes();
+    expect(Object.keys(modes)).toEqual(expect.arrayContaining(['place_order', 'reserve_stock', 'upsert_customer', 'refresh_in_stock']));
+    if (onCitus()) {
+      // every statement a router statement on the one shard of the call's company (migration 0014)
+      expect(Object.entries(modes).filter(([, mode]) => mode !== 'force_custom_plan')).toEqual([]);
+    } else {
+      const expected = Object.fromEntries(Object.keys(modes).map((fn) => [fn, GENERIC_PLAN_FUNCTIONS.includes(fn) ? 'force_generic_plan' : null]));
+      expect(modes).toEqual(expected);
+    }
+  });
+
+  it('sets the modes again at every migrate: a database that gains Citus gets force_custom_plan, and back', async () => {
+    if (onCitus()) return; // the Citus side is the test above
+    await t.db.tx((tx) => tx.query(sql.raw(planModesSql(true))));
+    expect(new Set(Object.values(await planModes()))).toEqual(new Set(['force_custom_plan']));
+    await migrate(t.db); // nothing to apply: the modes alone
+    expect((await planModes()).reserve_stock).toBe('force_generic_plan');
+    expect((await planModes()).place_order).toBeNull();
   });
 });

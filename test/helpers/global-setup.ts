@@ -60,6 +60,8 @@ export default async function setup(project: TestProject) {
 
   const migrationsHash = createHash('sha256');
   for (const f of readdirSync(MIGRATIONS_DIR).sort()) migrationsHash.update(f).update(readFileSync(join(MIGRATIONS_DIR, f)));
+  // what migrate() does besides the files (the functions' plan modes): a change there is a new template too
+  for (const f of ['migrate.ts', 'distribute.ts']) migrationsHash.update(readFileSync(join(MIGRATIONS_DIR, '..', 'src', 'db', f)));
   const template = `commerce_tmpl_${migrationsHash.digest('hex').slice(0, 12)}`;
 
   const admin = new pg.Client({ connectionString: serverUrl });
