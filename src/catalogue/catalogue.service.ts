@@ -1,5 +1,6 @@
 import type { Tenant } from '../keys/keys.service.js';
 import { notFound } from '../contract/errors.js';
+import { Decimal, qty } from '../lib/money.js';
 import type { MediaService, PhotoLinker } from '../media/media.service.js';
 import type { BrowseQuery, CategoriesResult, Product, ProductDetail, Variant } from '../contract/catalogue.js';
 import type { Page } from '../contract/paging.js';
@@ -11,16 +12,19 @@ import { brandSet, categoryTree, positionsOf, productById, productsMatching, res
 import type { CatalogueCache } from './catalogue-cache.js';
 
 const NO_STOCK: [string, string] = ['0.000', '0.000'];
-const positive = (qty: string) => !/^0\.0+$/.test(qty);
+const positive = (quantity: string) => !/^0\.0+$/.test(quantity);
 
 /**
  * A product of the model with the live stock of this request -> the spec's Product shape. Every figure is exact
- * decimal text: prices from the model, availability as the statement computed it.
+ * decimal text: prices from the model, each variant's availability as the statement computed it, the product's the
+ * sum over its variants (decimal.js).
  */
 function shapeProduct(p: ModelProduct, stock: PageStock, link: PhotoLinker): Product {
   const mainPhoto = p.photos.find((ph) => ph.variant_id === null) ?? p.photos[0];
   const productImage = mainPhoto ? link(mainPhoto.path) : null;
   const options: Record<string, string[]> = {};
+  let sum = new Decimal(0);
+  let sumTotal = new Decimal(0);
   const variants: Variant[] = p.variants.map((v) => {
     for (const [name, value] of Object.entries(v.attributes)) {
       const values = (options[name] ??= []);
@@ -28,6 +32,8 @@ function shapeProduct(p: ModelProduct, stock: PageStock, link: PhotoLinker): Pro
     }
     const own = p.photos.find((ph) => ph.variant_id === v.id);
     const [available, availableTotal] = stock.variants?.[v.id] ?? NO_STOCK;
+    sum = sum.plus(available);
+    sumTotal = sumTotal.plus(availableTotal);
     return {
       variant_id: v.id,
       sku: v.sku,
@@ -42,7 +48,8 @@ function shapeProduct(p: ModelProduct, stock: PageStock, link: PhotoLinker): Pro
       image_url: own ? link(own.path) : productImage,
     };
   });
-  const [available, availableTotal] = stock.products?.[p.id] ?? NO_STOCK;
+  // the product's figures: the sums over its active variants (the model's), as exact as theirs
+  const [available, availableTotal] = [qty(sum), qty(sumTotal)];
   return {
     product_id: p.id,
     sku: p.sku,
@@ -133,7 +140,7 @@ export function createCatalogueService({ db, media, cache }: { db: Db; media: Pi
             ...(await stockOf(
               db,
               tenant,
-              picked.rows.map((p) => p.id),
+              picked.rows.flatMap((p) => p.variants.map((v) => v.id)),
             )),
             picked,
           };
@@ -165,7 +172,7 @@ export function createCatalogueService({ db, media, cache }: { db: Db; media: Pi
       linking.catch(() => {}); // awaited below; a 404 before then must not leave it unhandled
       const { model, seen } = await settled(tenant, (m) => {
         const hit = resolveRef(m, id);
-        return stockOf(db, tenant, hit ? [hit.product.id] : []);
+        return stockOf(db, tenant, hit ? hit.product.variants.map((v) => v.id) : []);
       });
       const hit = resolveRef(model, id);
       if (!hit || hit.product.variants.length === 0) throw notFound(`no product "${id}" in this catalogue`);

@@ -131,56 +131,48 @@ export async function loadCatalogue(db: Db, companyId: string, sink: CatalogueSi
   );
 }
 
-/** Live stock of one page: per active variant and per product, exact decimal text with 3 places, never negative. */
+/** Live stock of one page: per active variant, exact decimal text with 3 places, never negative. */
 export interface PageStock {
   version: string;
-  /** variant id -> [available at the ship-from location, available at every active location] */
+  /** variant id -> [available at the ship-from location, available at every active location]; absent: no stock row */
   variants: Record<string, [string, string]> | null;
-  /** product id -> the sums over its active variants */
-  products: Record<string, [string, string]> | null;
   /** the requesting key still usable (key-check.ts) */
   key_ok: boolean | null;
 }
 
 /**
- * The stock figures of the products in `page` (a statement yielding their `id`s) and the company's catalogue version, in
- * one statement: the version tells the caller whether its model still describes these products.
+ * The stock figures of the variants `wanted` names (CTEs ending in `wanted(id)`) and the company's catalogue version, in
+ * one statement: the version tells the caller whether its model still describes these variants. Only their stock
+ * rows are read: which variants a page shows, and the sums per product, come from the model (the caller's).
  *
  * Its plan is made once per connection, not per request. A named statement is planned with its values five times, then
  * PostgreSQL keeps a generic plan only if that plan's estimated cost is no higher than theirs. Two things keep the two
- * estimates alike, so the generic plan is kept: the page's variants and their stock rows are probed per page product
- * (LATERAL … OFFSET 0: always nested index probes, whatever the page's estimated size), and a model-chosen page comes
- * as a jsonb array (`stockOf`), whose row estimate is the same with or without its value (an array's `unnest` is
- * sized from a known value only, so one product's detail was re-planned on every request: 0.29 ms of planning for
- * 0.05 ms of work).
+ * estimates alike, so the generic plan is kept: the stock rows are probed per variant (LATERAL … OFFSET 0: always
+ * nested index probes, whatever the number of variants is estimated at), and a model-chosen page comes as a jsonb
+ * array (`stockOf`), whose row estimate is the same with or without its value (an array's `unnest` is sized from a
+ * known value only, so one product's detail was re-planned on every request: 0.29 ms of planning for 0.05 ms of work).
  */
-function stockSql({ companyId, keyId }: KeyOwner, page: SQL, extra: SQL = sql``): SQL {
-  return sql`WITH page AS MATERIALIZED (${page}),
-    vs AS MATERIALIZED (
-      SELECT vv.product_id, vv.id,
-             stock_available(sum(st.on_hand) FILTER (WHERE st.ships_orders), sum(st.reserved) FILTER (WHERE st.ships_orders))::numeric(14, 3) AS available,
-             stock_available(sum(st.on_hand), sum(st.reserved))::numeric(14, 3) AS available_total
-      FROM page
+function stockSql({ companyId, keyId }: KeyOwner, wanted: SQL, extra: SQL = sql``): SQL {
+  return sql`WITH ${wanted},
+    st AS MATERIALIZED (
+      SELECT sl.variant_id,
+             stock_available(sum(sl.on_hand) FILTER (WHERE loc.ships_orders), sum(sl.reserved) FILTER (WHERE loc.ships_orders))::numeric(14, 3) AS available,
+             stock_available(sum(sl.on_hand), sum(sl.reserved))::numeric(14, 3) AS available_total
+      FROM wanted
       CROSS JOIN LATERAL (
-        SELECT v.product_id, v.id FROM variants v WHERE v.company_id = ${companyId} AND v.active AND v.product_id = page.id OFFSET 0
-      ) vv
-      LEFT JOIN LATERAL (
-        SELECT sl.on_hand, sl.reserved, loc.ships_orders
-        FROM stock_levels sl
-        JOIN stock_locations loc ON loc.company_id = ${companyId} AND loc.id = sl.location_id AND loc.active
-        WHERE sl.company_id = ${companyId} AND sl.variant_id = vv.id OFFSET 0
-      ) st ON true
-      GROUP BY vv.product_id, vv.id)
+        SELECT s.variant_id, s.location_id, s.on_hand, s.reserved FROM stock_levels s
+        WHERE s.company_id = ${companyId} AND s.variant_id = wanted.id OFFSET 0
+      ) sl
+      JOIN stock_locations loc ON loc.company_id = ${companyId} AND loc.id = sl.location_id AND loc.active
+      GROUP BY sl.variant_id)
     SELECT ${versionSql(companyId)} AS version, ${keyOkSql(companyId, keyId)}, ${extra}
-      (SELECT json_object_agg(id, json_build_array(available::text, available_total::text)) FROM vs) AS variants,
-      (SELECT json_object_agg(product_id, json_build_array(a::text, t::text))
-       FROM (SELECT product_id, sum(available)::numeric(14, 3) AS a, sum(available_total)::numeric(14, 3) AS t FROM vs GROUP BY product_id) s) AS products`;
+      (SELECT json_object_agg(variant_id, json_build_array(available::text, available_total::text)) FROM st) AS variants`;
 }
 
-/** The version and the live stock of the named products (a page the model chose, or none: the version alone). */
-export async function stockOf(db: Db, owner: KeyOwner, productIds: string[]): Promise<PageStock> {
-  const page = sql`SELECT DISTINCT jsonb_array_elements_text(${JSON.stringify(productIds)}::jsonb) AS id`;
-  const rows = await db.query<PageStock>(stockSql(owner, page), 'catalogue_stock_of');
+/** The version and the live stock of the named variants (a page's, as the model holds them, or none: the version alone). */
+export async function stockOf(db: Db, owner: KeyOwner, variantIds: string[]): Promise<PageStock> {
+  const wanted = sql`wanted AS (SELECT DISTINCT jsonb_array_elements_text(${JSON.stringify(variantIds)}::jsonb) AS id)`;
+  const rows = await db.query<PageStock>(stockSql(owner, wanted), 'catalogue_stock_of');
   return rows[0];
 }
 
@@ -215,8 +207,12 @@ export async function indexedPage(
         sql`, `,
       )})`
     : sql`NULL::json`;
+  // the page's active variants, probed per product (as stockSql probes stock rows per variant)
+  const wanted = sql`page AS MATERIALIZED (${page}),
+    wanted AS (SELECT v.id FROM page CROSS JOIN LATERAL (
+      SELECT v.id FROM variants v WHERE v.company_id = ${companyId} AND v.active AND v.product_id = page.id OFFSET 0) v)`;
   const extra = sql`(SELECT coalesce(json_agg(id ORDER BY sort_name, id), '[]'::json) FROM page) AS ids, ${total} AS total, ${matches} AS matches,`;
   const name = `catalogue_indexed_page_${shape}${inStockOnly ? '_counted' : ''}_r${remember.length}`;
-  const rows = await db.query<PageStock & { ids: string[]; total: number; matches: string[][] | null }>(stockSql(owner, page, extra), name);
+  const rows = await db.query<PageStock & { ids: string[]; total: number; matches: string[][] | null }>(stockSql(owner, wanted, extra), name);
   return rows[0];
 }
