@@ -7,7 +7,6 @@ const optionalString = z
   .optional()
   .transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim()));
 
-/** Every setting the service reads, with its default. `.env.example` documents the same list. */
 /** An on/off setting: exactly `true` or `false`, as a boolean. */
 const flag = (byDefault: 'true' | 'false') =>
   z
@@ -15,6 +14,7 @@ const flag = (byDefault: 'true' | 'false') =>
     .default(byDefault)
     .transform((v) => v === 'true');
 
+/** Every setting the service reads, with its default. `.env.example` documents the same list. */
 export const configSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   HOST: z.string().min(1).default('127.0.0.1'),

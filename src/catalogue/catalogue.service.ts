@@ -49,7 +49,8 @@ function shapeProduct(p: ModelProduct, stock: PageStock, link: PhotoLinker): Pro
     };
   });
   // the product's figures: the sums over its active variants (the model's), as exact as theirs
-  const [available, availableTotal] = [qty(sum), qty(sumTotal)];
+  const available = qty(sum);
+  const availableTotal = qty(sumTotal);
   return {
     product_id: p.id,
     sku: p.sku,

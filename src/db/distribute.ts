@@ -62,9 +62,10 @@ BEGIN
     FROM pg_proc p JOIN pg_language l ON l.oid = p.prolang
     WHERE p.pronamespace = current_schema()::regnamespace AND l.lanname = 'plpgsql'
   LOOP
-    IF f.want IS NULL AND f.mode IS NOT NULL THEN
+    CONTINUE WHEN f.want IS NOT DISTINCT FROM f.mode;
+    IF f.want IS NULL THEN
       EXECUTE format('ALTER FUNCTION %s RESET plan_cache_mode', f.sig);
-    ELSIF f.want IS DISTINCT FROM f.mode AND f.want IS NOT NULL THEN
+    ELSE
       EXECUTE format('ALTER FUNCTION %s SET plan_cache_mode = %s', f.sig, f.want);
     END IF;
   END LOOP;
