@@ -9,9 +9,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 image=${DOCKER_IMAGE:-commerce-api:ci}
-port1=${DOCKER_PORT1:-3101}
-port2=${DOCKER_PORT2:-3102}
-proxy_port=${DOCKER_PROXY_PORT:-3190}
+source .ci/free-port.sh
+port1=${DOCKER_PORT1:-$(free_port)}
+port2=${DOCKER_PORT2:-$(free_port "$port1")}
+proxy_port=${DOCKER_PROXY_PORT:-$(free_port "$port1" "$port2")}
 database=${DOCKER_DATABASE:-ci_docker}
 pg=postgres://postgres@127.0.0.1:5432
 names=(ci-docker-api-1 ci-docker-api-2)

