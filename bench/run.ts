@@ -249,6 +249,29 @@ function pgbench(connections: number, hot: boolean) {
   };
 }
 
+/**
+ * Autovacuum's analyse, where the server runs without autovacuum (this machine's PostgreSQL has `autovacuum = off`):
+ * before each workload, ANALYZE every table changed past autoanalyze's own threshold (50 rows + 10% by default), as
+ * autovacuum would have within its minute. Without it the orders workloads leave `customers` and `orders` analysed as
+ * they were before them (one customer), and statements planned from those statistics measure a state no production
+ * database stays in. Does nothing where autovacuum is on.
+ */
+async function autoanalyze(): Promise<void> {
+  const client = new pg.Client({ connectionString: BENCH_URL });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ on: boolean; relname: string | null }>(`
+      SELECT current_setting('autovacuum')::bool AS on, t.relname
+      FROM (SELECT 1) one LEFT JOIN pg_stat_user_tables t
+        ON t.n_mod_since_analyze > current_setting('autovacuum_analyze_threshold')::int
+                                  + current_setting('autovacuum_analyze_scale_factor')::float8 * t.n_live_tup`);
+    if (rows[0].on) return;
+    for (const { relname } of rows) if (relname) await client.query(`ANALYZE ${pg.escapeIdentifier(relname)}`);
+  } finally {
+    await client.end();
+  }
+}
+
 /** The per-request envelope of MCP revision 2026-07-28 (no handshake). */
 const MODERN_META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
 
@@ -376,12 +399,13 @@ const TARGETS: Target[] = [
     goal: '>= 0.5x',
     ok: (v) => v >= 0.5,
   },
-  { label: 'product detail vs SELECT 1 route, c=10', value: ratio('product detail', 'SELECT 1 route (baseline)'), goal: '>= 0.4x', ok: (v) => v >= 0.4 },
+  { label: 'product detail vs SELECT 1 route, c=10', value: ratio('product detail', 'SELECT 1 route (baseline)'), goal: '>= 0.5x', ok: (v) => v >= 0.5 },
+  { label: 'order lookup vs SELECT 1 route, c=10', value: ratio('order lookup', 'SELECT 1 route (baseline)'), goal: '>= 0.4x', ok: (v) => v >= 0.4 },
   {
     label: 'POST /orders uniform vs pgbench mimic uniform, c=10',
     value: ratio('POST /orders uniform', 'pgbench order-mimic uniform (baseline)'),
-    goal: '>= 0.5x',
-    ok: (v) => v >= 0.5,
+    goal: '>= 0.3x',
+    ok: (v) => v >= 0.3,
   },
   {
     label: 'POST /orders hot vs pgbench mimic hot, c=10',
@@ -395,14 +419,14 @@ const TARGETS: Target[] = [
     goal: '>= 0.9x',
     ok: (v) => v >= 0.9,
   },
-  { label: 'MCP browse_catalog vs REST browse, c=10', value: ratio('MCP browse_catalog', 'browse page 1 (10k)'), goal: '>= 0.7x', ok: (v) => v >= 0.7 },
+  { label: 'MCP browse_catalog vs REST browse, c=10', value: ratio('MCP browse_catalog', 'browse page 1 (10k)'), goal: '>= 0.9x', ok: (v) => v >= 0.9 },
   {
     label: 'MCP 2026-07-28 browse_catalog vs REST browse, c=10',
     value: ratio('MCP 2026-07-28 browse_catalog', 'browse page 1 (10k)'),
-    goal: '>= 0.7x',
-    ok: (v) => v >= 0.7,
+    goal: '>= 0.9x',
+    ok: (v) => v >= 0.9,
   },
-  { label: 'p99 browse page 1, c=10', value: (m) => m.get('browse page 1 (10k)@10')?.p99, goal: '<= 25 ms', ok: (v) => v <= 25, unit: 'ms' },
+  { label: 'p99 browse page 1, c=10', value: (m) => m.get('browse page 1 (10k)@10')?.p99, goal: '<= 20 ms', ok: (v) => v <= 20, unit: 'ms' },
   { label: 'p99 POST /orders uniform, c=10', value: (m) => m.get('POST /orders uniform@10')?.p99, goal: '<= 20 ms', ok: (v) => v <= 20, unit: 'ms' },
 ];
 
@@ -444,6 +468,7 @@ async function main() {
     for (let round = 1; round <= ROUNDS; round++) {
       for (const [i, w] of list.entries()) {
         log(`round ${round}/${ROUNDS}  ${i + 1}/${list.length}  ${w.name} c=${w.connections}`);
+        await autoanalyze();
         const m = await w.run(DURATION);
         results.set(key(w), [...(results.get(key(w)) ?? []), m]);
       }
