@@ -64,8 +64,8 @@ export const configSchema = z.object({
   MEDIA_DIR: z.string().min(1).default('./media'),
   // Catalogue read models held per instance (issue 16): least recently used companies leave past this many MB.
   CATALOGUE_CACHE_MB: z.coerce.number().min(0).default(512),
-  // A single 2025-era MCP tools/call answered without the SDK's per-request server (docs/decisions.md, issue 16);
-  // false sends every MCP request through the SDK's transport.
+  // A single MCP tools/call (2025 era or 2026-07-28) answered without the SDK's per-request server (docs/decisions.md,
+  // issue 16); false sends every MCP request through the SDK's transport.
   MCP_DIRECT_TOOL_CALLS: flag('true'),
   SIGNING_SECRET: optionalString.pipe(z.string().min(32, 'must be at least 32 characters').optional()),
   SEED_DEMO: flag('true'),

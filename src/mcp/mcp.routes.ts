@@ -9,14 +9,16 @@ import {
   budgetCost,
   capProtocolVersion,
   claimsModernRevision,
+  directModernToolCall,
   directToolCall,
   invalidParams,
   JSONRPC_INVALID_REQUEST,
   protocolVersionOf,
   rpcError,
   type JsonRpcError,
+  type ModernHeaders,
 } from './protocol.js';
-import { callTool, createMcpServer, resultJson, type ToolObserver } from './server.js';
+import { callTool, createMcpServer, modernResultJson, resultJson, type ToolObserver } from './server.js';
 import { createModernMcpHandler, modernAuthInfo } from './modern.js';
 
 const MCP_BODY_LIMIT = 64 * 1024;
@@ -36,6 +38,20 @@ function webRequest(req: FastifyRequest): Request {
   headers.set('accept', ACCEPT_BOTH);
   headers.set('content-type', 'application/json');
   return new Request(`http://localhost${req.url}`, { method: 'POST', headers });
+}
+
+/** The standard headers of a 2026-07-28 POST, as `directModernToolCall` reads them. */
+function modernHeaders(req: FastifyRequest): ModernHeaders {
+  const one = (name: string) => {
+    const value = req.headers[name];
+    return typeof value === 'string' ? value : undefined;
+  };
+  return {
+    version: one('mcp-protocol-version'),
+    method: one('mcp-method'),
+    name: one('mcp-name'),
+    params: Object.keys(req.headers).some((h) => h.startsWith('mcp-param-')),
+  };
 }
 
 /** Copies the SDK's web Response onto Fastify's reply, so Fastify keeps its hooks and headers (rate limit, request id). */
@@ -127,14 +143,15 @@ export function registerMcpRoutes(
     // handler, same JSON-RPC response; test/mcp/direct-tool-calls.test.ts compares both), without building a server,
     // a transport and web Request/Response objects for it.
     // Revision 2026-07-28 is told by its `_meta` envelope (or its header); everything else is the 2025 era.
+    // So is a single 2026-07-28 tools/call whose headers and envelope are plainly what that revision asks.
     const modernClaimed = claimsModernRevision(body, header);
-    const direct = directToolCalls && !modernClaimed ? directToolCall(body, header) : undefined;
+    const direct = !directToolCalls ? undefined : modernClaimed ? directModernToolCall(body, modernHeaders(req)) : directToolCall(body, header);
     if (direct) {
       const result = await callTool(ctx, direct.name, direct.args, observe, direct.meta);
       return reply
         .status(200)
         .header('content-type', 'application/json')
-        .send(`{"result":${resultJson(result)},"jsonrpc":"2.0","id":${JSON.stringify(direct.id)}}`);
+        .send(`{"result":${modernClaimed ? modernResultJson(result) : resultJson(result)},"jsonrpc":"2.0","id":${JSON.stringify(direct.id)}}`);
     }
     const request = webRequest(req);
     if (modernClaimed && !(await isLegacyRequest(request, body))) {

@@ -155,6 +155,39 @@ export interface DirectToolCall {
 
 const REQUEST_KEYS = new Set(['jsonrpc', 'id', 'method', 'params']);
 
+/** The standard headers of a revision 2026-07-28 POST (SEP-2243), as they came. */
+export interface ModernHeaders {
+  version: string | undefined;
+  method: string | undefined;
+  name: string | undefined;
+  /** any `Mcp-Param-*` header present (the SDK checks those against the tool's parameters) */
+  params: boolean;
+}
+
+const MODERN_META_KEYS = new Set(['io.modelcontextprotocol/protocolVersion', 'io.modelcontextprotocol/clientCapabilities', 'traceparent', 'tracestate']);
+const CALL_PARAM_KEYS = new Set(['name', 'arguments', '_meta']);
+
+/**
+ * The body as a revision 2026-07-28 `tools/call` the v2 SDK's handler would hand to our server unchanged, picked
+ * apart; undefined for anything else, which the SDK answers. Taken only when everything the SDK checks is plainly
+ * right: the version, method and name headers present and equal to the body's; the `_meta` envelope naming this
+ * revision with client capabilities that are objects of objects, and nothing but a trace context besides; no
+ * `Mcp-Param-*` header; and the same request shape as a 2025-era direct call (`directToolCall`).
+ */
+export function directModernToolCall(body: unknown, headers: ModernHeaders): DirectToolCall | undefined {
+  if (headers.version !== MODERN_PROTOCOL_VERSION || headers.method !== 'tools/call' || headers.params) return undefined;
+  const call = directToolCall(body, undefined);
+  if (!call || headers.name !== call.name) return undefined;
+  const params = (body as { params: Json }).params;
+  if (!Object.keys(params).every((k) => CALL_PARAM_KEYS.has(k))) return undefined;
+  const meta = call.meta;
+  if (!isObject(meta) || !Object.keys(meta).every((k) => MODERN_META_KEYS.has(k))) return undefined;
+  if (meta['io.modelcontextprotocol/protocolVersion'] !== MODERN_PROTOCOL_VERSION) return undefined;
+  const capabilities = meta['io.modelcontextprotocol/clientCapabilities'];
+  if (!isObject(capabilities) || !Object.values(capabilities).every(isObject)) return undefined;
+  return call;
+}
+
 /**
  * The body as a `tools/call` the SDK's transport and server would hand to our handler unchanged: one JSON-RPC request
  * (no batch, no extra members: the SDK's request schema is strict), an integer or string id, params the SDK's own

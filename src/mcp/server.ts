@@ -41,6 +41,15 @@ export function resultJson(result: CallToolResult): string {
   return `{"content":[{"type":"text","text":${JSON.stringify(text)}}],"structuredContent":${text}}`;
 }
 
+/**
+ * A tool result as revision 2026-07-28 answers it: `resultType` "complete" and the server's identity in `_meta`,
+ * as the v2 SDK's server adds them (test/mcp/direct-tool-calls.test.ts compares both).
+ */
+export function modernResultJson(result: CallToolResult): string {
+  return `${resultJson(result).slice(0, -1)},"resultType":"complete","_meta":${MODERN_RESULT_META}}`;
+}
+const MODERN_RESULT_META = JSON.stringify({ 'io.modelcontextprotocol/serverInfo': SERVER_INFO });
+
 function errorResult(body: ErrorBody): CallToolResult {
   return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }] };
 }

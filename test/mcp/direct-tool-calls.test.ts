@@ -2,10 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { BASE, shop } from '../helpers/orders.js';
-import { directToolCall } from '../../src/mcp/protocol.js';
+import { directModernToolCall, directToolCall } from '../../src/mcp/protocol.js';
 
 /**
- * A single 2025-era tools/call is answered without the SDK's per-request server and transport (issue 16). Two
+ * A single tools/call is answered without the SDK's per-request server and transport (issue 16), in the 2025 era and
+ * in revision 2026-07-28 (with its standard headers and `_meta` envelope plainly right). Two
  * instances on one database, one answering such calls directly (the default) and one sending every request through
  * the SDK (`MCP_DIRECT_TOOL_CALLS=false`), must answer every request alike: status, content type and JSON body.
  */
@@ -86,6 +87,97 @@ const CASES: [string, unknown, Record<string, string>?][] = [
   ['a notification', { jsonrpc: '2.0', method: 'notifications/initialized' }],
   ['tools/list', { jsonrpc: '2.0', id: 1, method: 'tools/list' }],
 ];
+
+const ENVELOPE = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
+/** A 2026-07-28 tools/call: the envelope in `_meta` (plus `meta`), and the standard headers (plus `headers`, undefined drops one). */
+const modern = (
+  name: string,
+  args: unknown,
+  {
+    meta = {},
+    headers = {},
+    extra = {},
+    id = 7,
+  }: { meta?: Record<string, unknown>; headers?: Record<string, string | undefined>; extra?: Record<string, unknown>; id?: unknown } = {},
+): [unknown, Record<string, string>] => {
+  const all: Record<string, string | undefined> = { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': name, ...headers };
+  return [
+    call(name, args, { _meta: { ...ENVELOPE, ...meta }, ...extra }, id),
+    Object.fromEntries(Object.entries(all).filter((e): e is [string, string] => e[1] !== undefined)),
+  ];
+};
+
+const MODERN_CASES: [string, unknown, Record<string, string>][] = [
+  ['browse', ...modern('browse_catalog', {})],
+  ['browse, searched and paged', ...modern('browse_catalog', { search: 'shirt', limit: 1, offset: 0 })],
+  ['browse with a limit out of bounds (tool error)', ...modern('browse_catalog', { limit: 0 })],
+  ['browse without arguments', ...modern('browse_catalog', undefined)],
+  ['detail', ...modern('get_product_details', { id: 'SHIRT-RED-XL' })],
+  ['detail of an unknown product', ...modern('get_product_details', { id: 'NOPE' })],
+  ['categories', ...modern('list_categories', {})],
+  ['unknown order', ...modern('get_order', { reference: 'ORD-NOPE' })],
+  ['an unknown tool', ...modern('no_such_tool', {})],
+  ['a string id', ...modern('browse_catalog', { limit: 1 }, { id: 'req-1' })],
+  ['id 0', ...modern('browse_catalog', { limit: 1 }, { id: 0 })],
+  ['a trace context in _meta', ...modern('list_categories', {}, { meta: { traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' } })],
+  [
+    'client capabilities declared',
+    ...modern('list_categories', {}, { meta: { 'io.modelcontextprotocol/clientCapabilities': { sampling: {}, elicitation: { form: {} } } } }),
+  ],
+  // not taken directly: each must still be answered as the SDK answers it
+  ['no MCP-Protocol-Version header', ...modern('list_categories', {}, { headers: { 'mcp-protocol-version': undefined } })],
+  ['no Mcp-Method header', ...modern('list_categories', {}, { headers: { 'mcp-method': undefined } })],
+  ['an Mcp-Method header naming another method', ...modern('list_categories', {}, { headers: { 'mcp-method': 'tools/list' } })],
+  ['no Mcp-Name header', ...modern('list_categories', {}, { headers: { 'mcp-name': undefined } })],
+  ['an Mcp-Name header naming another tool', ...modern('list_categories', {}, { headers: { 'mcp-name': 'browse_catalog' } })],
+  ['an Mcp-Param header', ...modern('browse_catalog', { limit: 1 }, { headers: { 'mcp-param-limit': '1' } })],
+  ['no client capabilities', ...modern('list_categories', {}, { meta: { 'io.modelcontextprotocol/clientCapabilities': undefined } })],
+  ['a capability that is not an object', ...modern('list_categories', {}, { meta: { 'io.modelcontextprotocol/clientCapabilities': { sampling: 5 } } })],
+  ['client info in the envelope', ...modern('list_categories', {}, { meta: { 'io.modelcontextprotocol/clientInfo': { name: 'agent', version: '1.0.0' } } })],
+  ['another version in the envelope', ...modern('list_categories', {}, { meta: { 'io.modelcontextprotocol/protocolVersion': '2025-11-25' } })],
+  ['a member of params the call does not have', ...modern('list_categories', {}, { extra: { task: {} } })],
+  ['a fractional id', ...modern('list_categories', {}, { id: 1.5 })],
+  ['arguments that are not an object', ...modern('browse_catalog', [1])],
+  [
+    'tools/list',
+    { jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: ENVELOPE } },
+    { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/list' },
+  ],
+];
+
+const modernHeaders = (headers: Record<string, string>) => ({
+  version: headers['mcp-protocol-version'],
+  method: headers['mcp-method'],
+  name: headers['mcp-name'],
+  params: Object.keys(headers).some((h) => h.startsWith('mcp-param-')),
+});
+
+describe('a single 2026-07-28 tools/call answered directly', () => {
+  it.each(MODERN_CASES)('%s: answered as the SDK answers it', async (_name, body, headers) => {
+    const [viaSdk, viaDirect] = [await post(sdk, body, headers), await post(direct, body, headers)];
+    expect(viaDirect).toEqual(viaSdk);
+  });
+
+  it('is taken only for what the SDK would hand to the tool unchanged', () => {
+    const taken = MODERN_CASES.filter(([, body, headers]) => directModernToolCall(structuredClone(body), modernHeaders(headers)));
+    expect(taken.map(([name]) => name)).toEqual(MODERN_CASES.slice(0, 13).map(([name]) => name));
+  });
+
+  it('answers as the revision does: resultType complete and the server in _meta', async () => {
+    const [body, headers] = modern('list_categories', {});
+    const res = await post(direct, body, headers);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({
+      jsonrpc: '2.0',
+      id: 7,
+      result: {
+        resultType: 'complete',
+        _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'commerce-api' } },
+        structuredContent: { data: { categories: [], brands: [] } },
+      },
+    });
+  });
+});
 
 describe('a single tools/call answered directly', () => {
   it.each(CASES)('%s: answered as the SDK answers it', async (_name, body, headers) => {
