@@ -12,11 +12,11 @@ import {
   directModernToolCall,
   directToolCall,
   invalidParams,
+  modernHeadersOf,
   JSONRPC_INVALID_REQUEST,
   protocolVersionOf,
   rpcError,
   type JsonRpcError,
-  type ModernHeaders,
 } from './protocol.js';
 import { callTool, createMcpServer, modernResultJson, resultJson, type ToolObserver } from './server.js';
 import { createModernMcpHandler, modernAuthInfo } from './modern.js';
@@ -38,20 +38,6 @@ function webRequest(req: FastifyRequest): Request {
   headers.set('accept', ACCEPT_BOTH);
   headers.set('content-type', 'application/json');
   return new Request(`http://localhost${req.url}`, { method: 'POST', headers });
-}
-
-/** The standard headers of a 2026-07-28 POST, as `directModernToolCall` reads them. */
-function modernHeaders(req: FastifyRequest): ModernHeaders {
-  const one = (name: string) => {
-    const value = req.headers[name];
-    return typeof value === 'string' ? value : undefined;
-  };
-  return {
-    version: one('mcp-protocol-version'),
-    method: one('mcp-method'),
-    name: one('mcp-name'),
-    params: Object.keys(req.headers).some((h) => h.startsWith('mcp-param-')),
-  };
 }
 
 /** Copies the SDK's web Response onto Fastify's reply, so Fastify keeps its hooks and headers (rate limit, request id). */
@@ -142,10 +128,10 @@ export function registerMcpRoutes(
     // A single 2025-era tools/call, the common request, is answered here as the SDK's server would answer it (same
     // handler, same JSON-RPC response; test/mcp/direct-tool-calls.test.ts compares both), without building a server,
     // a transport and web Request/Response objects for it.
-    // Revision 2026-07-28 is told by its `_meta` envelope (or its header); everything else is the 2025 era.
-    // So is a single 2026-07-28 tools/call whose headers and envelope are plainly what that revision asks.
+    // Revision 2026-07-28 is told by its `_meta` envelope (or its header); everything else is the 2025 era. A single
+    // 2026-07-28 tools/call is answered directly too when its headers and envelope are plainly what that revision asks.
     const modernClaimed = claimsModernRevision(body, header);
-    const direct = !directToolCalls ? undefined : modernClaimed ? directModernToolCall(body, modernHeaders(req)) : directToolCall(body, header);
+    const direct = !directToolCalls ? undefined : modernClaimed ? directModernToolCall(body, modernHeadersOf(req.headers)) : directToolCall(body, header);
     if (direct) {
       const result = await callTool(ctx, direct.name, direct.args, observe, direct.meta);
       return reply

@@ -164,6 +164,20 @@ export interface ModernHeaders {
   params: boolean;
 }
 
+/** The standard headers of a 2026-07-28 POST from the request's headers (Node's: lower-case names). */
+export function modernHeadersOf(headers: Record<string, string | string[] | undefined>): ModernHeaders {
+  const one = (name: string) => {
+    const value = headers[name];
+    return typeof value === 'string' ? value : undefined;
+  };
+  return {
+    version: one('mcp-protocol-version'),
+    method: one('mcp-method'),
+    name: one('mcp-name'),
+    params: Object.keys(headers).some((h) => h.startsWith('mcp-param-')),
+  };
+}
+
 const MODERN_META_KEYS = new Set(['io.modelcontextprotocol/protocolVersion', 'io.modelcontextprotocol/clientCapabilities', 'traceparent', 'tracestate']);
 const CALL_PARAM_KEYS = new Set(['name', 'arguments', '_meta']);
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { BASE, shop } from '../helpers/orders.js';
-import { directModernToolCall, directToolCall } from '../../src/mcp/protocol.js';
+import { directModernToolCall, directToolCall, modernHeadersOf } from '../../src/mcp/protocol.js';
 
 /**
  * A single tools/call is answered without the SDK's per-request server and transport (issue 16), in the 2025 era and
@@ -145,13 +145,6 @@ const MODERN_CASES: [string, unknown, Record<string, string>][] = [
   ],
 ];
 
-const modernHeaders = (headers: Record<string, string>) => ({
-  version: headers['mcp-protocol-version'],
-  method: headers['mcp-method'],
-  name: headers['mcp-name'],
-  params: Object.keys(headers).some((h) => h.startsWith('mcp-param-')),
-});
-
 describe('a single 2026-07-28 tools/call answered directly', () => {
   it.each(MODERN_CASES)('%s: answered as the SDK answers it', async (_name, body, headers) => {
     const [viaSdk, viaDirect] = [await post(sdk, body, headers), await post(direct, body, headers)];
@@ -159,7 +152,7 @@ describe('a single 2026-07-28 tools/call answered directly', () => {
   });
 
   it('is taken only for what the SDK would hand to the tool unchanged', () => {
-    const taken = MODERN_CASES.filter(([, body, headers]) => directModernToolCall(structuredClone(body), modernHeaders(headers)));
+    const taken = MODERN_CASES.filter(([, body, headers]) => directModernToolCall(structuredClone(body), modernHeadersOf(headers)));
     expect(taken.map(([name]) => name)).toEqual(MODERN_CASES.slice(0, 13).map(([name]) => name));
   });
 
