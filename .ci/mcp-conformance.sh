@@ -35,10 +35,10 @@ fi
 
 # The Vercel AI SDK's MCP client (Node 22+, so from the same cache folder): it must speak 2026-07-28 from its first
 # request (test/mcp/ai-sdk-client.test.ts, skipped where the client is not installed).
-AI_SDK_MCP_DIR="$suite_prefix/node_modules/@ai-sdk/mcp" npx vitest run test/mcp/ai-sdk-client.test.ts
+AI_SDK_MCP_DIR="$suite_prefix/node_modules/@ai-sdk/mcp" npm test -- test/mcp/ai-sdk-client.test.ts
 # The OpenAI Agents SDK's strict conversion of every tool, and each converted tool called (issue 18;
 # test/mcp/openai-agents-strict.test.ts, skipped where the package is not installed).
-OPENAI_AGENTS_CORE_DIR="$suite_prefix/node_modules/@openai/agents-core" npx vitest run test/mcp/openai-agents-strict.test.ts
+OPENAI_AGENTS_CORE_DIR="$suite_prefix/node_modules/@openai/agents-core" npm test -- test/mcp/openai-agents-strict.test.ts
 
 work=$(mktemp -d)
 pids=()
