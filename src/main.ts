@@ -15,7 +15,7 @@ export async function main(tracing: Tracing | null): Promise<void> {
   const config = loadConfig();
   const logger = pino(logOptions(config.LOG_LEVEL));
   const db = await openMigratedDatabase(config, (msg) => logger.info(msg));
-  const redis = config.REDIS_URL ? await openRedis(config.REDIS_URL) : undefined;
+  const redis = config.REDIS_URL ? await openRedis(config.REDIS_URL, undefined, logger) : undefined;
   const services = createServices({ db, config });
   const demo = config.SEED_DEMO ? await seedDemo(db, services, (msg) => logger.info(msg)) : null;
 

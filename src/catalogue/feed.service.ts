@@ -41,6 +41,13 @@ const clip = (text: string, max: number) => (text.length <= max ? text : `${text
 /** A CSV field: quoted when it holds a comma, a quote, a line end, or edge spaces (RFC 4180). */
 const field = (v: string) => (/[",\r\n]|^\s|\s$/.test(v) ? `"${v.replaceAll('"', '""')}"` : v);
 
+/**
+ * A cell a spreadsheet would run as a formula (OWASP's CSV injection list: `=`, `+`, `-`, `@`, tab or carriage
+ * return first) gets a leading single quote, so it is shown as text. Only in the file a seller opens (`--out`): Meta's
+ * feed parser takes cells literally and would show that quote to shoppers, so the served feed is left as written.
+ */
+const inert = (v: string) => (/^[=+\-@\t\r]/.test(v) ? `'${v}` : v);
+
 function checkTemplate(template: string): string {
   let url: URL | undefined;
   try {
@@ -58,8 +65,11 @@ function checkTemplate(template: string): string {
 export type Media = Pick<ReturnType<typeof createMediaService>, 'linker'>;
 
 export function createFeedService({ db, media }: { db: Db; media: Media }) {
-  /** The feed as CSV for these settings, and the variants left out (Meta refuses an item without an image). */
-  async function build(companyId: string, settings: FeedSettings, origin: string, nowMs: number) {
+  /**
+   * The feed as CSV for these settings, and the variants left out (Meta refuses an item without an image);
+   * `forSpreadsheet` neutralises cells a spreadsheet would take for formulas.
+   */
+  async function build(companyId: string, settings: FeedSettings, origin: string, nowMs: number, forSpreadsheet: boolean) {
     const [rows, company, photo] = await Promise.all([
       feedRows(db, companyId),
       companyName(db, companyId),
@@ -74,7 +84,7 @@ export function createFeedService({ db, media }: { db: Db; media: Media }) {
       }
       lines.push(
         feedLine(r, { company, template: settings.product_url_template, image: photo(r.photo) })
-          .map(field)
+          .map((cell) => field(forSpreadsheet ? inert(cell) : cell))
           .join(','),
       );
     }
@@ -99,10 +109,10 @@ export function createFeedService({ db, media }: { db: Db; media: Media }) {
       const settings = await feedSettings(db, companyId);
       const given = hash(token);
       if (!settings || given.length !== settings.token_hash.length || !timingSafeEqual(given, settings.token_hash)) return undefined;
-      return (await build(companyId, settings, origin, Date.now())).csv;
+      return (await build(companyId, settings, origin, Date.now(), false)).csv;
     },
 
-    /** The feed as CSV, and the variants left out (Meta refuses an item without an image). */
+    /** The feed as a CSV file for the seller to open (`catalog feed --out`), and the variants left out. */
     async csv(
       companyId: string,
       origin: string,
@@ -110,7 +120,7 @@ export function createFeedService({ db, media }: { db: Db; media: Media }) {
     ): Promise<{ csv: string; rows: number; leftOut: { sku: string; reason: string }[] }> {
       const settings = await feedSettings(db, companyId);
       if (!settings) throw validationError([{ path: 'company', message: 'the feed is not enabled: run catalog feed with --template first' }]);
-      return build(companyId, settings, origin, nowMs);
+      return build(companyId, settings, origin, nowMs, true);
     },
   };
 }

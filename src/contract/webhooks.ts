@@ -12,6 +12,19 @@ export const EVENT_TYPES = [
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
+/** Stands for every event type in a subscription: REST `events: ["all"]` and CLI `--events all` alike. */
+export const ALL_EVENTS = 'all';
+/** What a subscription may list: the event types, or `all`. */
+export const EVENT_CHOICES = [...EVENT_TYPES, ALL_EVENTS] as const;
+
+/**
+ * The event types a subscription lists, once each; `all` means every type known when the endpoint is added (the
+ * types are stored, so a type added later is not sent to an existing endpoint unannounced).
+ */
+export function subscribedEvents(listed: readonly (typeof EVENT_CHOICES)[number][]): EventType[] {
+  return listed.includes(ALL_EVENTS) ? [...EVENT_TYPES] : [...new Set(listed as readonly EventType[])];
+}
+
 /** Endpoints a company may have at once (removed ones do not count). */
 export const MAX_WEBHOOK_ENDPOINTS = 10;
 export const MAX_WEBHOOK_URL = 2048;
@@ -24,10 +37,11 @@ export const createWebhookBody = z.object({
     .max(MAX_WEBHOOK_URL, `must be at most ${MAX_WEBHOOK_URL} characters`)
     .describe('Where events are POSTed: an https:// URL that does not point at a loopback, private, link-local or metadata address.'),
   events: z
-    .array(z.enum(EVENT_TYPES, { error: `must be one of ${EVENT_TYPES.join(', ')}` }), { error: requiredAs('an array of event types') })
+    .array(z.enum(EVENT_CHOICES, { error: `must be one of ${EVENT_TYPES.join(', ')}, or ${ALL_EVENTS}` }), { error: requiredAs('an array of event types') })
     .min(1, 'must list at least one event type')
-    .max(EVENT_TYPES.length, `must list at most ${EVENT_TYPES.length} event types`)
-    .describe(`Event types to receive: ${EVENT_TYPES.join(', ')}.`),
+    .max(EVENT_CHOICES.length, `must list at most ${EVENT_CHOICES.length} event types`)
+    .transform(subscribedEvents)
+    .describe(`Event types to receive: ${EVENT_TYPES.join(', ')}; or ["${ALL_EVENTS}"] for every one of them.`),
   description: z
     .string({ error: 'must be a string' })
     .trim()

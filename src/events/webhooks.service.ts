@@ -26,6 +26,12 @@ export type WebhookConfig = Pick<
   'SIGNING_SECRET' | 'WEBHOOK_ALLOW_HTTP' | 'WEBHOOK_ALLOW_PRIVATE_ADDRESSES' | 'WEBHOOK_TIMEOUT_MS' | 'WEBHOOK_ROTATION_GRACE_MS'
 >;
 
+/** The setting that relaxes each rule, named in a refusal for operators trying the service locally. */
+const RELAXED_BY: Record<keyof DestinationPolicy, string> = {
+  allowHttp: 'WEBHOOK_ALLOW_HTTP',
+  allowPrivate: 'WEBHOOK_ALLOW_PRIVATE_ADDRESSES',
+};
+
 export const destinationPolicy = (config: Pick<Config, 'WEBHOOK_ALLOW_HTTP' | 'WEBHOOK_ALLOW_PRIVATE_ADDRESSES'>): DestinationPolicy => ({
   allowHttp: config.WEBHOOK_ALLOW_HTTP,
   allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_ADDRESSES,
@@ -54,7 +60,10 @@ export function createWebhookService({ db, config, clock = () => new Date() }: {
     try {
       return (await checkDestination(url, policy)).toString();
     } catch (err) {
-      if (err instanceof DestinationError) throw validationError([{ path: 'url', message: err.message }]);
+      if (err instanceof DestinationError) {
+        const setting = err.relaxedBy && `; when the service runs locally for development, ${RELAXED_BY[err.relaxedBy]}=true accepts it`;
+        throw validationError([{ path: 'url', message: `${err.message}${setting ?? ''}` }]);
+      }
       throw err;
     }
   }

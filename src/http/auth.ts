@@ -149,7 +149,8 @@ export function registerAuth(scope: FastifyInstance, { keys, failures, failureLi
 
   // A key from memory whose check no statement settled (input refused before the handler, a handler that failed
   // early, or a statement that found the key refused) is authenticated in full before anything leaves: a refusal
-  // replaces the answer with the one a request with that key would get from the start, alike in body and headers.
+  // replaces the answer with the one a request with that key would get from the start, alike in status, body and
+  // headers. A 401 spends the address's failure budget as in onRequest, and past the limit is the same 429.
   scope.addHook('onSend', async (req, reply, payload) => {
     const check = req.tenant?.check;
     if (!check?.pending) return payload;
@@ -157,14 +158,17 @@ export function registerAuth(scope: FastifyInstance, { keys, failures, failureLi
     let refused: AppError | undefined;
     try {
       refused = refusal(await keys.authenticate(extractKey(req)!), req.routeOptions.config?.permission ?? 'commerce');
+      if (refused?.kind === 'unauthorized') await chargeFailure(req.ip);
     } catch (err) {
-      // the key cannot be read (database unreachable): nothing that needed it leaves, only the error every request gets
-      req.log.error({ err }, 'request failed');
+      // a 429 from the failure budget, or the key cannot be read (database unreachable): nothing that needed it
+      // leaves, only the error every request gets
       refused = toAppError(err as Error);
+      if (refused.kind === 'internal') req.log.error({ err }, 'request failed');
     }
     if (!refused) return payload;
     if (refused.kind !== 'internal') req.log.info({ code: refused.kind }, refused.message);
     for (const name of NOT_ON_REFUSALS) reply.removeHeader(name);
+    if (refused.headers) reply.headers(refused.headers);
     reply.code(refused.status).header('content-type', 'application/json; charset=utf-8');
     return JSON.stringify(refused.toBody());
   });

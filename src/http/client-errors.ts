@@ -2,13 +2,14 @@ import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { errorBody, type FieldIssue } from '../contract/errors.js';
+import { AppError, errorBody, type FieldIssue } from '../contract/errors.js';
 
 /**
  * Refusals that happen before a route runs, in the API's error shape `{ error: { code, message } }`:
  *  - Node's HTTP parser (`clientError`): bad framing, oversized request head, slow request;
  *  - Fastify's router (`frameworkErrors`): malformed %-escapes, an over-long path segment;
- *  - a root `onRequest` hook: a request target over MAX_REQUEST_TARGET, HTTP/1.1 without Host.
+ *  - a root `onRequest` hook: a request target over MAX_REQUEST_TARGET, HTTP/1.1 without Host;
+ *  - a root `preParsing` hook: a body in a content coding other than identity (gzip, deflate, br…).
  * Every 4xx here is `validation_failed` (like 405/413/415 in the spec). None of them echoes the URL,
  * the request line or any header: the message names the rule that was broken.
  */
@@ -173,6 +174,30 @@ export async function requestTargetGuard(req: FastifyRequest, reply: FastifyRepl
   }
 }
 
+/**
+ * Root `preParsing` hook: a request body in a content coding other than identity is 415 on every route. No route
+ * decodes one, so a gzip body would be parsed as if it were plain (a body merely labelled gzip accepted, a real one
+ * refused as broken JSON); the answer names the header and, as RFC 9110 asks, `Accept-Encoding` says what is taken.
+ */
+export async function contentEncodingGuard(req: FastifyRequest): Promise<void> {
+  const coding = req.headers['content-encoding'];
+  if (coding === undefined || !hasBody(req)) return;
+  const codings = coding
+    .split(',')
+    .map((c) => c.trim().toLowerCase())
+    .filter(Boolean);
+  if (codings.every((c) => c === 'identity')) return;
+  throw new AppError(
+    'unsupported_media_type',
+    'request bodies are accepted uncompressed only: send no Content-Encoding header (or Content-Encoding: identity)',
+    [{ path: '(headers).content-encoding', message: 'must be identity or absent' }],
+    { 'accept-encoding': 'identity' },
+  );
+}
+
+const hasBody = (req: FastifyRequest) => req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] ?? '0') !== '0';
+
 export function registerRequestEdges(app: FastifyInstance): void {
   app.addHook('onRequest', requestTargetGuard);
+  app.addHook('preParsing', contentEncodingGuard);
 }

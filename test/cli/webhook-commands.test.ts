@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runAdmin } from '../../src/cli/admin.js';
+import { EVENT_TYPES } from '../../src/contract/webhooks.js';
 import { verifyWebhook } from '../../src/lib/webhook-signature.js';
 import { createDeliveryWorker } from '../../src/events/delivery-worker.js';
 import { useTestApp } from '../helpers/app.js';
-import { get, orderBody, post, teeShop } from '../helpers/fulfilment.js';
+import { BASE, get, orderBody, post, teeShop } from '../helpers/fulfilment.js';
 import { webhookReceiver } from '../helpers/webhook-receiver.js';
 
 const ctx = useTestApp({ WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE_ADDRESSES: 'true', WEBHOOK_WORKER_ENABLED: 'false' });
@@ -81,6 +82,26 @@ describe('admin CLI: webhooks, deliveries, opt-out, key permissions', () => {
     expect(rotated.secret).not.toBe(endpoint.secret);
     expect((await admin('webhook', 'remove', '--company', co, endpoint.id)).code).toBe(0);
     expect(JSON.parse((await admin('webhook', 'list', '--company', co, '--json')).out)).toEqual([]);
+  });
+
+  it('--events all subscribes to what REST events ["all"] does, from the one definition', async (t) => {
+    if (!ctx.testDb.url) return t.skip();
+    const s = await teeShop(ctx);
+    const { key } = await ctx.services.keys.create(s.companyId, 'hooks', ['webhooks']);
+    const rest = await ctx.app.inject({
+      method: 'POST',
+      url: `${BASE}/webhooks`,
+      headers: { 'x-api-key': key },
+      payload: { url: receiver.url, events: ['all'] },
+    });
+    expect(rest.statusCode).toBe(201);
+    const cli = JSON.parse((await admin('webhook', 'add', '--company', s.company.slug, '--url', receiver.url, '--events', 'all', '--json')).out);
+    expect(cli.events).toEqual(rest.json().data.events);
+    expect(cli.events).toEqual([...EVENT_TYPES]);
+    const mixed = JSON.parse(
+      (await admin('webhook', 'add', '--company', s.company.slug, '--url', receiver.url, '--events', 'order.created,all', '--json')).out,
+    );
+    expect(mixed.events).toEqual([...EVENT_TYPES]);
   });
 
   it('records a customer’s opt-out and its withdrawal', async (t) => {

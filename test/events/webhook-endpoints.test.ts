@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, useTestApp, type TestApp } from '../helpers/app.js';
+import { EVENT_TYPES } from '../../src/contract/webhooks.js';
 import { BASE, get, orderBody, post, teeShop } from '../helpers/fulfilment.js';
 
 /** REST doors of issue 14: webhook endpoints (the `webhooks` permission), destination checks, the limit, opt-out. */
@@ -108,11 +109,27 @@ describe('webhook endpoints over REST', () => {
     expect(n).toBe(0);
   });
 
-  it('refuses http:// unless the development setting allows it', async () => {
+  it('refuses http:// unless the development setting allows it, naming that setting', async () => {
     const s = await hookShop(strict);
     const res = await add(strict, s.hookHeaders, hook('http://hooks.example.com/a'));
     expect(res.status).toBe(400);
-    expect(res.body.error.details).toEqual([{ path: 'url', message: 'must be an https:// URL' }]);
+    expect(res.body.error.code).toBe('validation_failed');
+    expect(res.body.error.details).toEqual([{ path: 'url', message: expect.stringMatching(/^must be an https:\/\/ URL; .*WEBHOOK_ALLOW_HTTP=true/) }]);
+    expect(res.body.error.message).toContain('WEBHOOK_ALLOW_HTTP');
+    // ftp:// is no development shortcut: no setting accepts it, so none is named
+    const ftp = await add(strict, s.hookHeaders, hook('ftp://hooks.example.com/a'));
+    expect(ftp.body.error.details).toEqual([{ path: 'url', message: 'must be an https:// URL' }]);
+  });
+
+  it('accepts events ["all"] as every event type, as the CLI’s --events all does', async () => {
+    const s = await hookShop();
+    const all = await add(ctx, s.hookHeaders, hook('https://hooks.example.com/all', ['all']));
+    expect(all.status).toBe(201);
+    expect(all.body.data.events).toEqual([...EVENT_TYPES]);
+    const mixed = await add(ctx, s.hookHeaders, hook('https://hooks.example.com/mixed', ['order.created', 'all']));
+    expect(mixed.body.data.events).toEqual([...EVENT_TYPES]);
+    const bad = await add(ctx, s.hookHeaders, hook('https://hooks.example.com/bad', ['everything']));
+    expect(bad.body.error.details).toEqual([{ path: 'events[0]', message: expect.stringContaining('or all') }]);
   });
 
   it('refuses loopback, private, link-local and metadata destinations, also behind a host name (after DNS resolution)', async () => {
@@ -128,10 +145,22 @@ describe('webhook endpoints over REST', () => {
       'http://[::ffff:127.0.0.1]/hook',
       'http://[fd00:ec2::254]/hook',
       'http://0.0.0.0/hook',
+      // IPv4-compatible, NAT64 (local-use, and the well-known prefix around a private address), 6to4, Teredo, 6to4 relay
+      'http://[::127.0.0.1]/hook',
+      'http://[64:ff9b:1::a00:1]/hook',
+      'http://[64:ff9b::10.0.0.1]/hook',
+      'http://[2002:a00:1::1]/hook',
+      'http://[2001::1]/hook',
+      'http://192.88.99.1/hook',
     ]) {
       const res = await add(httpOnly, s.hookHeaders, hook(url));
       expect(res.status, url).toBe(400);
-      expect(res.body.error.details, url).toEqual([{ path: 'url', message: expect.stringMatching(/loopback|private|resolve/) }]);
+      expect(res.body.error.details, url).toEqual([
+        {
+          path: 'url',
+          message: expect.stringMatching(/^must not point at a loopback, private, link-local or metadata address; .*WEBHOOK_ALLOW_PRIVATE_ADDRESSES=true/),
+        },
+      ]);
     }
     const [{ n }] = await ctx.db.query<{ n: number }>(sql`SELECT count(*)::int AS n FROM webhook_endpoints WHERE company_id = ${s.companyId}`);
     expect(n).toBe(0);

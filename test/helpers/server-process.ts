@@ -9,7 +9,7 @@ import { logSink } from './log-sink.js';
 export function serverProcesses() {
   const children: ChildProcess[] = [];
   return {
-    start(databaseUrl: string, env: Record<string, string | undefined> = {}): Promise<{ child: ChildProcess; base: string }> {
+    start(databaseUrl: string, env: Record<string, string | undefined> = {}): Promise<{ child: ChildProcess; base: string; output: () => string }> {
       const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
         env: {
           ...process.env,
@@ -37,7 +37,7 @@ export function serverProcesses() {
           const m = /ready on (http:\/\/\S+)/.exec(out);
           if (m) {
             clearTimeout(timer);
-            resolve({ child, base: m[1] });
+            resolve({ child, base: m[1], output: () => out });
           }
         });
         child.stderr.on('data', (c: Buffer) => (out += c.toString()));

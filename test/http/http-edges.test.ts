@@ -1,6 +1,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
+import { gzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
@@ -9,6 +10,7 @@ import { createCompanyWithKey } from '../helpers/fixtures.js';
 import type { ErrorBody } from '../../src/contract/errors.js';
 import { signPath } from '../../src/lib/signing.js';
 import { BASE } from '../helpers/security-world.js';
+import { SPEC_ROUTES } from '../helpers/routes.js';
 
 /** Signed photo links under attack, header injection, oversized headers and bodies. */
 let testDb: TestDatabase;
@@ -291,6 +293,87 @@ describe('oversized bodies', () => {
       `POST ${BASE}/orders HTTP/1.1\r\nHost: x\r\nX-Api-Key: ${headers['x-api-key']}\r\nContent-Type: application/json\r\nContent-Length: 99999999\r\nConnection: close\r\n\r\n{}`,
     );
     expect([400, 413]).toContain(statusOf(lie));
+    expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+  });
+});
+
+describe('compressed request bodies', () => {
+  const gzipped = (body: unknown) => gzipSync(JSON.stringify(body));
+  const expectEncodingRefusal = (status: number, head: Record<string, unknown>, body: unknown, what: string) => {
+    expect(status, what).toBe(415);
+    expect(head['accept-encoding'], what).toBe('identity');
+    expect(body, what).toEqual({
+      error: {
+        code: 'validation_failed',
+        message: expect.stringContaining('Content-Encoding'),
+        details: [{ path: '(headers).content-encoding', message: 'must be identity or absent' }],
+      },
+    });
+  };
+
+  it('a body in any content coding but identity is 415 validation_failed naming the header, on every route that takes a body', async () => {
+    const co = await createCompanyWithKey(ctx.services);
+    const { key } = await ctx.services.keys.create(co.company.id, 'all', ['webhooks', 'catalogue']);
+    const routes = [
+      ...SPEC_ROUTES.filter((r) => r.body !== undefined).map((r) => ({ name: r.name, method: r.method, url: `${BASE}${r.url}`, body: r.body })),
+      { name: 'courier callback (public)', method: 'POST' as const, url: `/couriers/${co.company.slug}/callback`, body: { awb: 'X1', status: 'delivered' } },
+    ];
+    for (const route of routes) {
+      const send = (payload: Buffer | string, encoding?: string) =>
+        ctx.app.inject({
+          method: route.method,
+          url: route.url,
+          headers: {
+            'x-api-key': key,
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            ...(encoding ? { 'content-encoding': encoding } : {}),
+          },
+          payload,
+        });
+      // a real gzip body, and a plain one that only says it is compressed: both refused before any parsing
+      for (const [payload, encoding] of [
+        [gzipped(route.body), 'gzip'],
+        [gzipped(route.body), 'x-gzip'],
+        [JSON.stringify(route.body), 'gzip'],
+        [JSON.stringify(route.body), 'deflate'],
+        [JSON.stringify(route.body), 'br'],
+        [JSON.stringify(route.body), 'identity, gzip'],
+        [JSON.stringify(route.body), 'GZIP'],
+      ] as const) {
+        const res = await send(payload, encoding);
+        expectEncodingRefusal(res.statusCode, res.headers, res.json(), `${route.name} ${encoding}`);
+      }
+      // identity (or nothing) is a plain body: the route answers as it would anyway
+      for (const encoding of ['identity', ' Identity ', undefined])
+        expect((await send(JSON.stringify(route.body), encoding)).statusCode, route.name).not.toBe(415);
+    }
+    // no body, no refusal: the header alone on a GET changes nothing
+    expect((await ctx.app.inject({ url: `${BASE}/catalog/categories`, headers: { 'x-api-key': key, 'content-encoding': 'gzip' } })).statusCode).toBe(200);
+    // nothing refused reached a route: the only webhook endpoints are the three sent plain
+    expect((await ctx.app.inject({ url: `${BASE}/webhooks`, headers: { 'x-api-key': key } })).json().data).toHaveLength(3);
+  });
+
+  it('over a real socket: a gzip body gets the same 415 in the error shape, and the server goes on serving', async () => {
+    const body = gzipped({ customer: { name: 'A', phone: '9876543210' }, items: [{ product_id: 'SKU-1', quantity: 1 }], external_reference: 'gz-1' });
+    const res = await raw(
+      Buffer.concat([
+        Buffer.from(
+          `POST ${BASE}/orders HTTP/1.1\r\nHost: x\r\nX-Api-Key: ${headers['x-api-key']}\r\nContent-Type: application/json\r\n` +
+            `Content-Encoding: gzip\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n`,
+        ),
+        body,
+      ]),
+    );
+    expectRefusal(res, 415);
+    const { head, body: answer } = parseAnswer(res);
+    expectEncodingRefusal(415, head, answer, 'raw socket');
+    const viaFetch = await fetch(`http://127.0.0.1:${port}${BASE}/orders`, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json', 'content-encoding': 'gzip' },
+      body,
+    });
+    expectEncodingRefusal(viaFetch.status, Object.fromEntries(viaFetch.headers), await viaFetch.json(), 'fetch');
     expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
   });
 });

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
@@ -151,5 +152,66 @@ describe('brute force from one address', () => {
       remoteAddress: '10.67.0.1',
     });
     expect(other.statusCode).toBe(401);
+  });
+
+  it('a revoked key still in this instance’s memory is answered as an unknown key in every state of the budget: status, body, header names (REST and MCP)', async () => {
+    const a = await app({ AUTH_FAILURE_LIMIT: '3' });
+    const co = await createCompanyWithKey(a.services);
+    await addLocations(a.db, co.company.id);
+    await addProduct(a.db, co.company.id, { sku: 'REV', name: 'Rev item', variants: [{ sku: 'REV-1', selling_price: '10.00', stock: '5' }] });
+    /** A key this instance has served (so it is in memory), then revoked: its next request is checked in the statement. */
+    const revokedInMemory = async () => {
+      const { key, record } = await a.services.keys.create(co.company.id, 'revoked');
+      expect((await a.app.inject({ url: `${BASE}/catalog/categories`, headers: { 'x-api-key': key }, remoteAddress: '10.68.0.1' })).statusCode).toBe(200);
+      await a.services.keys.revoke(co.company.id, record.id);
+      return key;
+    };
+    const unknownKey = async () => `cok_${alnum(12)}_${alnum(32)}`;
+    const requests: [string, (key: string, from: string) => Promise<LightMyRequestResponse>][] = [
+      ['GET /catalog/categories', (key, from) => a.app.inject({ url: `${BASE}/catalog/categories`, headers: { 'x-api-key': key }, remoteAddress: from })],
+      [
+        'POST /orders',
+        (key, from) =>
+          a.app.inject({
+            method: 'POST',
+            url: `${BASE}/orders`,
+            headers: { 'x-api-key': key },
+            payload: { customer: { name: 'R', phone: '9876543210' }, items: [{ product_id: 'REV-1', quantity: 1 }], external_reference: `rev-${alnum(6)}` },
+            remoteAddress: from,
+          }),
+      ],
+      [
+        'POST /mcp',
+        (key, from) =>
+          a.app.inject({
+            method: 'POST',
+            url: `${BASE}/mcp`,
+            headers: { authorization: `Bearer ${key}`, accept: 'application/json, text/event-stream', 'content-type': 'application/json' },
+            payload: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'browse_catalog', arguments: {} } },
+            remoteAddress: from,
+          }),
+      ],
+    ];
+    const seen = (res: LightMyRequestResponse) => ({
+      status: res.statusCode,
+      body: res.body.replace(/\d+ s\b/g, 'N s'),
+      headers: Object.keys(res.headers).sort(),
+    });
+    for (const [name, send] of requests) {
+      // The same five requests from two addresses: only unknown keys from one, revoked keys from memory mixed in from the other.
+      const [plain, mixed] = [`10.69.${Math.floor(Math.random() * 250)}.1`, `10.69.${Math.floor(Math.random() * 250)}.2`];
+      const keysOfMixed = [revokedInMemory, unknownKey, revokedInMemory, revokedInMemory, revokedInMemory];
+      const expected: ReturnType<typeof seen>[] = [];
+      const got: ReturnType<typeof seen>[] = [];
+      for (const make of keysOfMixed) {
+        expected.push(seen(await send(await unknownKey(), plain)));
+        got.push(seen(await send(await make(), mixed)));
+      }
+      expect(
+        expected.map((r) => r.status),
+        name,
+      ).toEqual([401, 401, 401, 429, 429]);
+      expect(got, name).toEqual(expected);
+    }
   });
 });

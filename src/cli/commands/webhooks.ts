@@ -1,4 +1,4 @@
-import { EVENT_TYPES, type EventType } from '../../contract/webhooks.js';
+import { ALL_EVENTS, EVENT_CHOICES, EVENT_TYPES, subscribedEvents } from '../../contract/webhooks.js';
 import { oneOf, parse, str, UsageError } from '../args.js';
 import { companyId, type CommandGroup } from '../command.js';
 import { printTable, show, type Column } from '../output.js';
@@ -33,14 +33,11 @@ export const webhookCommands: CommandGroup = {
       const { values } = parse(args, { ...companyFlag, url: { type: 'string' }, events: { type: 'string' }, description: { type: 'string' } });
       const company = await companyId(ctx, values);
       if (!str(values.url)) throw new UsageError('--url is required');
-      if (!str(values.events)) throw new UsageError(`--events is required: a comma-separated list of ${EVENT_TYPES.join(', ')}, or all`);
-      const listed =
-        str(values.events) === 'all'
-          ? [...EVENT_TYPES]
-          : str(values.events)!
-              .split(',')
-              .map((e) => e.trim());
-      const events = listed.map((e) => oneOf(e, EVENT_TYPES, '--events') as EventType);
+      if (!str(values.events)) throw new UsageError(`--events is required: a comma-separated list of ${EVENT_TYPES.join(', ')}, or ${ALL_EVENTS}`);
+      const listed = str(values.events)!
+        .split(',')
+        .map((e) => oneOf(e.trim(), EVENT_CHOICES, '--events')!);
+      const events = subscribedEvents(listed);
       const created = await ctx.services.webhooks.create(company!, { url: str(values.url)!, events, description: str(values.description) ?? null });
       if (ctx.json) return ctx.out(JSON.stringify(created, null, 2));
       const { secret, ...endpoint } = created;
