@@ -20,6 +20,7 @@ import { generateCatalogue } from '../src/catalogue/catalogue.generate.js';
 import { refreshInStockOfCompany } from '../src/catalogue/catalogue.queries.js';
 import { configSchema } from '../src/config.js';
 import { createServices } from '../src/services.js';
+import { progress as progressLine } from '../src/cli/output.js';
 import { citusWorkers, createCitusDatabase, dropCitusDatabase } from '../test/helpers/citus.js';
 
 const { values: args } = parseArgs({
@@ -43,7 +44,7 @@ const DB_NAME = process.env.BENCH_DB_NAME ?? 'commerce_bench';
 const CITUS = process.env.BENCH_CITUS === '1';
 
 const log = (msg: string) => process.stderr.write(`[bench] ${msg}\n`);
-const progress = (label: string) => (done: number, total: number) => process.stderr.write(`\r[bench] ${label}: ${done}/${total}${done >= total ? '\n' : ''}`);
+const progress = (label: string) => (done: number, total: number) => progressLine(`[bench] ${label}`, done, total);
 const withDb = (url: string, name: string) => Object.assign(new URL(url), { pathname: `/${name}` }).toString();
 const BENCH_URL = withDb(SERVER_URL, DB_NAME);
 

@@ -8,6 +8,7 @@ import { openMigratedDatabase } from '../src/boot.js';
 import { loadConfig } from '../src/config.js';
 import { generateCatalogue } from '../src/catalogue/catalogue.generate.js';
 import { createServices } from '../src/services.js';
+import { progress } from '../src/cli/output.js';
 
 const { values } = parseArgs({ options: { company: { type: 'string' }, products: { type: 'string' }, variants: { type: 'string', default: '3' } } });
 const products = Number(values.products);
@@ -23,9 +24,9 @@ try {
   const made = await generateCatalogue(db, company.id, {
     products,
     variantsPerProduct: Number(values.variants),
-    onProgress: (done, total) => process.stderr.write(`\rgenerated ${done}/${total} products`),
+    onProgress: (done, total) => progress('generated', done, total, 'products'),
   });
-  process.stderr.write(`\n${made.products} products, ${made.variants} variants in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
+  process.stderr.write(`${made.products} products, ${made.variants} variants in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
   await db.query((await import('drizzle-orm')).sql`ANALYZE products, variants, stock_levels`);
 } finally {
   await db.close();

@@ -12,6 +12,7 @@ import { loadConfig } from '../src/config.js';
 import { generateCatalogue } from '../src/catalogue/catalogue.generate.js';
 import { createCatalogueCache } from '../src/catalogue/catalogue-cache.js';
 import { createServices } from '../src/services.js';
+import { progress } from '../src/cli/output.js';
 
 const { values } = parseArgs({
   options: { products: { type: 'string', default: '100000' }, variants: { type: 'string', default: '3' }, company: { type: 'string' } },
@@ -29,9 +30,8 @@ try {
     await generateCatalogue(db, company.id, {
       products: Number(values.products),
       variantsPerProduct: Number(values.variants),
-      onProgress: (done, total) => process.stderr.write(`\rgenerated ${done}/${total} products`),
+      onProgress: (done, total) => progress('generated', done, total, 'products'),
     });
-    process.stderr.write('\n');
   }
   const cache = createCatalogueCache({ db, capBytes: Number.MAX_SAFE_INTEGER });
   gc();

@@ -8,6 +8,7 @@ import { createCourierWorker } from './fulfilment/worker.js';
 import { createDeliveryWorker } from './events/delivery-worker.js';
 import { DEMO_SLUG, seedDemo } from './seed/demo.js';
 import { startMetricsServer } from './http/metrics.js';
+import { serveAdminSocket } from './cli/admin-server.js';
 import type { Tracing } from './telemetry.js';
 
 /** The service: listen, workers, graceful shutdown. Started by src/server.ts once tracing (if any) is in place. */
@@ -26,6 +27,9 @@ export async function main(tracing: Tracing | null): Promise<void> {
   const port = typeof address === 'object' && address ? address.port : config.PORT;
   const host = config.HOST === '0.0.0.0' || config.HOST === '::' ? '127.0.0.1' : config.HOST;
   const baseUrl = `${config.PUBLIC_URL ?? `http://${host}:${port}`}${config.BASE_PATH}`;
+  // The admin CLI cannot open the embedded database while the service holds it: it sends its commands here (before "ready").
+  const origin = (config.PUBLIC_URL ?? `http://${host}:${port}`).replace(/\/+$/, '');
+  const adminSocket = db.kind === 'pglite' ? await serveAdminSocket({ dataDir: config.DATA_DIR, db, services, origin, log: logger }) : null;
 
   const lines = [
     '',
@@ -70,7 +74,7 @@ export async function main(tracing: Tracing | null): Promise<void> {
       // A keep-alive connection whose request was in flight when closing began goes idle afterwards and would hold
       // close() open until its keep-alive timeout: such connections are closed as they go idle.
       const reaper = setInterval(() => app.server.closeIdleConnections(), 100);
-      await Promise.all([worker?.stop(), deliveries?.stop(), app.close()]).finally(() => clearInterval(reaper));
+      await Promise.all([worker?.stop(), deliveries?.stop(), app.close(), adminSocket?.close()]).finally(() => clearInterval(reaper));
       metricsServer?.server.close();
       await db.close();
       await redis?.quit().catch(() => {});

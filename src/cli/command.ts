@@ -3,11 +3,29 @@ import type { Database } from '../db/index.js';
 import type { Services } from '../services.js';
 import { UsageError, type Values } from './args.js';
 
+/**
+ * What a command sees. The caller's side (`out`, `err`, `file`, `env`, `progress`) is the terminal that typed the
+ * command, also when the command runs inside the service through its admin socket (cli/admin-socket.ts).
+ */
 export interface CommandContext {
   db: Database;
   services: Services;
   json: boolean;
+  /** A line of the result, on stdout. */
   out: (text: string) => void;
+  /** Notes and problems for people, on stderr (stdout stays the result alone, parseable with --json). */
+  err: (text: string) => void;
+  /** A file named on the command line, as an absolute path from the caller's working directory. */
+  file: (name: string) => string;
+  /** Settings the caller gave in its environment instead of a flag. */
+  env: { COURIER_PASSWORD?: string };
+  /** A step of long work on stderr: rewritten in place on a terminal, a line each when piped. */
+  progress: (label: string, done: number, total: number, unit?: string) => void;
+  /**
+   * Where the running service is reached (PUBLIC_URL, else the address it listens on), when the command runs inside
+   * it; undefined when the CLI opened the database itself (the CLI's own PUBLIC_URL, HOST and PORT say it then).
+   */
+  serviceOrigin?: string;
 }
 
 /** One admin command: its usage line (printed with a UsageError), a summary for --help, and what it does. */

@@ -268,7 +268,8 @@ function acquireDataDirLock(dataDir: string): () => void {
       if (pid && pid !== process.pid && processAlive(pid)) {
         throw new Error(
           `The embedded database folder ${resolve(dataDir)} is in use by process ${pid}. ` +
-            'Stop that process, or set DATA_DIR to another folder, or set DATABASE_URL to use a PostgreSQL server.',
+            'If that is the service starting, admin commands run through it once it is ready (try again in a moment); ' +
+            'otherwise stop that process, or set DATA_DIR to another folder, or set DATABASE_URL to use a PostgreSQL server.',
           { cause: err },
         );
       }

@@ -11,6 +11,7 @@ import {
   type CourierConfigRow,
   type CourierHoldRow,
   type CustomerRow,
+  type EventRow,
   type JobRow,
   type OrderLineRow,
   type OrderRow,
@@ -182,6 +183,40 @@ export async function findCustomerContact(db: Db, companyId: string, customerId:
     sql`SELECT name, phone_e164 FROM customers WHERE company_id = ${companyId} AND id = ${customerId}`,
   );
   return rows[0];
+}
+
+/** The parts of an order staff see beside its status (`order show`): its reference, customer and lines. */
+export interface OrderParticulars {
+  external_reference: OrderRow['external_reference'];
+  created_at: OrderRow['created_at'];
+  customer: Pick<CustomerRow, 'name' | 'phone_e164' | 'email'>;
+  lines: Pick<OrderLineRow, 'sku' | 'name' | 'quantity' | 'unit_price' | 'line_total' | 'tax_rate'>[];
+}
+
+export async function findOrderParticulars(db: Db, companyId: string, orderId: string): Promise<OrderParticulars | undefined> {
+  const rows = await db.query<OrderParticulars>(sql`
+    SELECT o.external_reference, o.created_at,
+           json_build_object('name', c.name, 'phone_e164', c.phone_e164, 'email', c.email) AS customer,
+           (SELECT coalesce(json_agg(json_build_object('sku', l.sku, 'name', l.name, 'quantity', l.quantity::text, 'unit_price', l.unit_price::text,
+                                                       'line_total', l.line_total::text, 'tax_rate', l.tax_rate::text) ORDER BY l.line_no), '[]')
+              FROM order_lines l WHERE l.company_id = o.company_id AND l.order_id = o.id) AS lines
+      FROM orders o JOIN customers c ON c.company_id = o.company_id AND c.id = o.customer_id
+     WHERE o.company_id = ${companyId} AND o.id = ${orderId}`);
+  return rows[0];
+}
+
+/** One change of an order as its event recorded it (the outbox keeps every order event, delivered or not). */
+export type OrderHistoryRow = Pick<EventRow, 'type' | 'created_at'> & {
+  order_status: string | null;
+  shipment_status: string | null;
+  payment_status: string | null;
+};
+
+export async function findOrderHistory(db: Db, companyId: string, orderId: string): Promise<OrderHistoryRow[]> {
+  return db.query<OrderHistoryRow>(sql`
+    SELECT type, created_at, data->>'order_status' AS order_status, data->'shipment'->>'status' AS shipment_status,
+           data->'invoice'->>'payment_status' AS payment_status
+      FROM events WHERE company_id = ${companyId} AND subject_id = ${orderId} ORDER BY seq`);
 }
 
 /** Holds a courier update for staff; false when the same update is already held (open) for this shipment. */

@@ -26,6 +26,8 @@ export function createFulfilmentService({ db, config, clock = () => new Date(), 
   const files = createInvoiceFilesService({ db, views });
   return {
     view: lifecycle.view,
+    /** `order show`: the view with the customer, the lines and the order's history. */
+    detail: views.detail,
     move: lifecycle.move,
     confirm: lifecycle.confirm,
     /** A staff draft: no reservation, invisible to the API until confirmed. */

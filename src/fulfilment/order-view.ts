@@ -1,11 +1,12 @@
 import { creditNoteOut, invoiceOut } from '../contract/invoice-shape.js';
-import { shipmentOut } from '../contract/order-output.js';
+import { lineOut, shipmentOut } from '../contract/order-output.js';
 import { orderStatusLabel } from '../contract/status-labels.js';
 import type { Db } from '../db/index.js';
 import { notFound } from '../contract/errors.js';
 import { money } from '../lib/money.js';
+import { iso } from '../lib/time.js';
 import { findCreditNote, findInvoice } from './billing.queries.js';
-import { findOrderIdForStaff, findShipment, readOrder } from './fulfilment.queries.js';
+import { findOrderHistory, findOrderIdForStaff, findOrderParticulars, findShipment, readOrder } from './fulfilment.queries.js';
 
 /** How staff name an order and what they see after a command; shared by the fulfilment services. */
 export function createOrderViews({ db, clock }: { db: Db; clock: () => Date }) {
@@ -35,7 +36,33 @@ export function createOrderViews({ db, clock }: { db: Db; clock: () => Date }) {
     };
   }
 
-  return { orderIdOf, view };
+  /**
+   * `order show`: the view with what a person needs to act on the order: its customer (personal data, shown to
+   * staff, never logged), its lines and its history, one entry per order event.
+   */
+  async function detail(companyId: string, reference: string) {
+    const orderId = await orderIdOf(companyId, reference);
+    const v = await view(companyId, orderId);
+    const p = await findOrderParticulars(db, companyId, orderId);
+    if (!p) throw notFound(`order ${orderId} vanished`);
+    const history = await findOrderHistory(db, companyId, orderId);
+    return {
+      ...v,
+      external_reference: p.external_reference,
+      created_at: iso(p.created_at),
+      customer: { name: p.customer.name, phone: p.customer.phone_e164, email: p.customer.email },
+      items: p.lines.map((l) => ({ ...lineOut(l), tax_rate: l.tax_rate })),
+      history: history.map((h) => ({
+        at: iso(h.created_at),
+        event: h.type,
+        order_status: h.order_status,
+        shipment_status: h.shipment_status,
+        payment_status: h.payment_status,
+      })),
+    };
+  }
+
+  return { orderIdOf, view, detail };
 }
 
 export type OrderViews = ReturnType<typeof createOrderViews>;

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { useTestApp } from '../helpers/app.js';
 import { createCompanyWithKey } from '../helpers/fixtures.js';
 import { catalogCommands } from '../../src/cli/commands/catalog.js';
-import type { CommandContext } from '../../src/cli/command.js';
+import { commandContext } from '../../src/cli/admin.js';
 import { generateCatalogue } from '../../src/catalogue/catalogue.generate.js';
 import { refreshListing } from '../../src/catalogue/catalogue.queries.js';
 import { AppError } from '../../src/contract/errors.js';
@@ -247,7 +247,7 @@ describe('catalogue import', () => {
     );
     await refreshListing(ctx.db, a.company.id, [product_id]);
     const out: string[] = [];
-    const cli: CommandContext = { db: ctx.db, services: ctx.services, json: false, out: (t: string) => out.push(t) };
+    const cli = commandContext({ db: ctx.db, services: ctx.services, json: false, out: (t: string) => out.push(t) });
     const dir = mkdtempSync(join(tmpdir(), 'export-'));
     await catalogCommands['catalog export'].run(['--company', a.company.slug, join(dir, 'cat.json')], cli);
     const exported = JSON.parse(readFileSync(join(dir, 'cat.json'), 'utf8'));
@@ -269,7 +269,7 @@ describe('catalogue import', () => {
     const dir = mkdtempSync(join(tmpdir(), 'bad-'));
     writeFileSync(join(dir, 'bad.json'), JSON.stringify({ products: [{ sku: 'A', name: 'A', tax_rate: '5', variants: [{ sku: 'A1', selling_price: 'x' }] }] }));
     const out: string[] = [];
-    const cli: CommandContext = { db: ctx.db, services: ctx.services, json: true, out: (t: string) => out.push(t) };
+    const cli = commandContext({ db: ctx.db, services: ctx.services, json: true, out: (t: string) => out.push(t) });
     await expect(catalogCommands['catalog import'].run(['--company', co.company.id, join(dir, 'bad.json')], cli)).rejects.toThrow(/problem/);
     expect(JSON.parse(out[0]).problems).toEqual([{ path: 'products[0].variants[0].selling_price', message: 'must be a decimal with up to 2 places' }]);
   });

@@ -20,8 +20,8 @@ export const billingCommands: CommandGroup = {
     summary: "write the order's GST invoice (or, with --credit-note, its credit note) as a PDF file",
     async run(args, ctx) {
       const { values, pos } = parse(args, { ...companyFlag, out: { type: 'string' }, 'credit-note': { type: 'boolean' } }, ['ref']);
-      const out = str(values.out);
-      if (!out) throw new UsageError('--out <file.pdf> is required');
+      if (!str(values.out)) throw new UsageError('--out <file.pdf> is required');
+      const out = ctx.file(str(values.out)!);
       const company = (await companyId(ctx, values))!;
       const call = ctx.services.fulfilment.invoicePdf(company, pos[0], values['credit-note'] ? 'credit_note' : 'invoice');
       const file = await withHint(call, 'invoice', 'issue one with "invoice issue" first');

@@ -1,13 +1,11 @@
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join } from 'node:path';
 import { AppError, type FieldIssue } from '../../contract/errors.js';
 import { generateCatalogue } from '../../catalogue/catalogue.generate.js';
 import { readStockFile } from '../../catalogue/stock-file.js';
 import { STOREFRONT_FORMATS, type StorefrontFormat } from '../../catalogue/import/index.js';
 import { parse, str, UsageError } from '../args.js';
 import type { CommandGroup } from '../command.js';
-
-const progress = (label: string) => (done: number, total: number) => process.stderr.write(`${label}: ${done}/${total} products\n`);
 
 const companyFlag = { company: { type: 'string' } } as const;
 
@@ -30,16 +28,18 @@ function decoded<T>(path: string, text: () => string, decode: (text: string) => 
 }
 
 /** A file given on the command line, read and decoded; a file that cannot be read or decoded is a validation error. */
-function readInput<T>(file: string, decode: (text: string) => T): { path: string; value: T } {
-  const path = resolve(file);
+function readInput<T>(ctx: Ctx, file: string, decode: (text: string) => T): { path: string; value: T } {
+  const path = ctx.file(file);
   return { path, value: decoded(path, () => readFileSync(path, 'utf8'), decode) };
 }
+
+const isLoopback = (origin: string) => ['localhost', '127.0.0.1', '[::1]'].includes(new URL(origin).hostname);
 
 /** A refusal with a list of problems: each on its own line (or the list as JSON with --json); nothing was changed. */
 function printProblems(err: unknown, ctx: Ctx): void {
   if (!(err instanceof AppError) || !Array.isArray(err.details)) return;
   if (ctx.json) ctx.out(JSON.stringify({ error: err.message, problems: err.details }, null, 2));
-  else for (const p of err.details as FieldIssue[]) process.stderr.write(`  ${p.path}: ${p.message}\n`);
+  else for (const p of err.details as FieldIssue[]) ctx.err(`  ${p.path}: ${p.message}\n`);
 }
 
 /**
@@ -70,14 +70,15 @@ export const catalogCommands: CommandGroup = {
       if (format !== undefined && format !== 'json' && !(STOREFRONT_FORMATS as readonly string[]).includes(format))
         throw new UsageError('--format must be json, shopify or woocommerce');
       const photoProgress = (done: number, total: number, failed: number) => {
-        if (done % 25 === 0 || done === total) process.stderr.write(`photos: ${done}/${total} fetched${failed ? `, ${failed} failed` : ''}\n`);
+        if (done % 25 === 0 || done === total) ctx.progress('photos', done, total, `fetched${failed ? `, ${failed} failed` : ''}`);
       };
-      const opts = { onProgress: progress('imported'), onPhotoProgress: photoProgress, skipBadPhotos: values['skip-bad-photos'] === true };
+      const imported = (done: number, total: number) => ctx.progress('imported', done, total, 'products');
+      const opts = { onProgress: imported, onPhotoProgress: photoProgress, skipBadPhotos: values['skip-bad-photos'] === true };
       try {
         let summary;
         let notes: string[] = [];
         let read = 'catalogue file';
-        const { path, value: text } = readInput(pos[0], (t) => t);
+        const { path, value: text } = readInput(ctx, pos[0], (t) => t);
         // our format is JSON; an export is CSV (told apart by its first character unless --format names it)
         if (
           format === 'json' ||
@@ -94,7 +95,7 @@ export const catalogCommands: CommandGroup = {
           ); // the text already read
           summary = await ctx.services.catalogueImport.importCatalogue(company.id, input, { ...opts, baseDir: dirname(path), onNote: (n) => notes.push(n) });
         } else {
-          const taxMap = values['tax-map'] ? readInput(str(values['tax-map'])!, (t) => t).value : undefined;
+          const taxMap = values['tax-map'] ? readInput(ctx, str(values['tax-map'])!, (t) => t).value : undefined;
           const result = await ctx.services.catalogueImport.importStorefront(company.id, text, {
             ...opts,
             baseDir: dirname(path),
@@ -129,7 +130,7 @@ export const catalogCommands: CommandGroup = {
     async run(argv, ctx) {
       const { values, pos } = parse(argv, companyFlag, ['file.json?']);
       const company = await companyOf(values, ctx);
-      const target = pos[0] ? resolve(pos[0]) : undefined;
+      const target = pos[0] ? ctx.file(pos[0]) : undefined;
       const { file, photos } = await ctx.services.catalogueImport.exportCatalogue(company.id, target ? 'photos/' : '');
       const text = JSON.stringify(file, null, 2);
       if (!target) {
@@ -142,7 +143,7 @@ export const catalogCommands: CommandGroup = {
         copyFileSync(source, join(dirname(target), name));
       }
       writeFileSync(target, `${text}\n`);
-      process.stderr.write(`exported ${file.products.length} products and ${photos.size} photos to ${target}\n`);
+      ctx.err(`exported ${file.products.length} products and ${photos.size} photos to ${target}\n`);
     },
   },
   'catalog stock': {
@@ -151,11 +152,11 @@ export const catalogCommands: CommandGroup = {
     async run(argv, ctx) {
       const { values, pos } = parse(argv, companyFlag, ['stock.csv']);
       const company = await companyOf(values, ctx);
-      const { path, value: text } = readInput(pos[0], (t) => t);
+      const { path, value: text } = readInput(ctx, pos[0], (t) => t);
       const started = Date.now();
       try {
         const file = readStockFile(text);
-        process.stderr.write(`checked ${file.rows.length} rows of ${path}; applying in one transaction\n`);
+        ctx.err(`checked ${file.rows.length} rows of ${path}; applying in one transaction\n`);
         const result = await ctx.services.stock.set(company.id, file.rows, (i, field) => `line ${file.lines[i]}, column ${field}`);
         const seconds = ((Date.now() - started) / 1000).toFixed(1);
         ctx.out(
@@ -182,7 +183,8 @@ export const catalogCommands: CommandGroup = {
       if (!slug) throw new UsageError('--company is required');
       if (!values.template && !values.rotate && !values.out) throw new UsageError('give --template, --rotate or --out');
       const company = await ctx.services.companies.get(slug);
-      const origin = ctx.services.media.configuredOrigin();
+      // The service's own address when the command runs inside it; else this process's PUBLIC_URL, HOST and PORT.
+      const origin = ctx.serviceOrigin ?? ctx.services.media.configuredOrigin();
       const lines: string[] = [];
       const result: Record<string, unknown> = {};
       if (values.template || values.rotate) {
@@ -190,9 +192,10 @@ export const catalogCommands: CommandGroup = {
         result.url = `${origin}/feeds/meta/${company.id}/${token}.csv`;
         result.template = template;
         lines.push(`feed URL for Meta Commerce Manager (shown once; --rotate replaces it):\n  ${String(result.url)}`, `product links: ${template}`);
+        if (isLoopback(origin)) ctx.err(`note: Meta cannot fetch from ${origin}; set PUBLIC_URL to the address the service is reached on from the internet\n`);
       }
       if (values.out) {
-        const target = resolve(str(values.out)!);
+        const target = ctx.file(str(values.out)!);
         const feed = await ctx.services.feeds.csv(company.id, origin);
         writeFileSync(target, feed.csv);
         Object.assign(result, { file: target, rows: feed.rows, left_out: feed.leftOut });
@@ -214,7 +217,11 @@ export const catalogCommands: CommandGroup = {
       if (!Number.isInteger(variants) || variants < 1 || variants > 20) throw new UsageError('--variants must be a whole number from 1 to 20');
       const company = await ctx.services.companies.get(slug);
       const started = Date.now();
-      const made = await generateCatalogue(ctx.db, company.id, { products, variantsPerProduct: variants, onProgress: progress('generated') });
+      const made = await generateCatalogue(ctx.db, company.id, {
+        products,
+        variantsPerProduct: variants,
+        onProgress: (done, total) => ctx.progress('generated', done, total, 'products'),
+      });
       ctx.out(
         ctx.json ? JSON.stringify(made) : `generated ${made.products} products, ${made.variants} variants in ${((Date.now() - started) / 1000).toFixed(1)} s`,
       );

@@ -24,7 +24,7 @@ export const courierCommands: CommandGroup = {
         adapter: adapter as AdapterName,
         baseUrl: str(values['base-url']),
         email: str(values.email),
-        password: str(values.password) ?? process.env.COURIER_PASSWORD,
+        password: str(values.password) ?? ctx.env.COURIER_PASSWORD,
         pickupLocation: str(values['pickup-location']),
         rotateSecret: values['rotate-secret'] === true,
       });

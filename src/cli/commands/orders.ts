@@ -7,7 +7,7 @@ import { draftOrderBody } from '../../contract/orders.js';
 import { ORDER_TARGETS, type OrderTarget } from '../../fulfilment/lifecycle.service.js';
 import { parse, str, UsageError } from '../args.js';
 import { companyId, withHint, type CommandGroup } from '../command.js';
-import { printTable, showOrder } from '../output.js';
+import { printTable, showOrder, showOrderDetail } from '../output.js';
 
 const companyFlag = { company: { type: 'string' } } as const;
 
@@ -15,10 +15,10 @@ const companyFlag = { company: { type: 'string' } } as const;
 export const orderCommands: CommandGroup = {
   'order show': {
     usage: 'order show <ref> --company <id|slug>',
-    summary: 'an order with its shipment and invoice (drafts included)',
+    summary: 'an order in full (drafts included): customer, address, items, shipment, invoice and its history',
     async run(args, ctx) {
       const { values, pos } = parse(args, companyFlag, ['ref']);
-      showOrder(ctx, await ctx.services.fulfilment.view((await companyId(ctx, values))!, pos[0]));
+      showOrderDetail(ctx, await ctx.services.fulfilment.detail((await companyId(ctx, values))!, pos[0]));
     },
   },
   'order move': {
@@ -64,7 +64,7 @@ export const orderCommands: CommandGroup = {
       let input: unknown;
       if (typeof values.file === 'string') {
         try {
-          input = JSON.parse(readFileSync(values.file, 'utf8'));
+          input = JSON.parse(readFileSync(ctx.file(values.file), 'utf8'));
         } catch (err) {
           throw new AppError('validation_failed', `cannot read ${values.file} as JSON: ${(err as Error).message}`);
         }
