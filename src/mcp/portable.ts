@@ -7,7 +7,12 @@
  * - an optional parameter also takes `null`, meaning "not given" (the tools read it so: nullsAsAbsent in
  *   src/contract/validation.ts), written `anyOf: [<the value's schema>, {type: "null"}]` with the constraints inside
  *   the first branch and only annotations (description, default) beside `anyOf`. Not a `type` list, which the lint
- *   flags (single-type dialects such as Gemini's cannot take it), and not `nullable`, which is not JSON Schema;
+ *   flags (single-type dialects such as Gemini's cannot take it), and not `nullable`, which is not JSON Schema.
+ *   An object's branch is wrapped in an `anyOf` of its own (`anyOf: [{anyOf: [<object>]}, {type: "null"}]`, the same
+ *   set of values): LangChain's MCP adapters (1.1.4) keep only the branches that show `type: "object"` or
+ *   `properties`, merged into a plain object that refuses null; a wrapped branch is not kept, so the property reaches
+ *   them untyped and takes null as well as the object; what their model then reads is the description, so such an
+ *   object's description names its fields (delivery_address's does; docs/decisions.md, issue 30);
  * - every object has `additionalProperties: false`, so a framework that wants OpenAI's strict mode derives it from
  *   the published schema (the OpenAI Agents SDK's `convertSchemasToStrict` makes every property required and
  *   keeps these nullable ones as they are);
@@ -16,7 +21,8 @@
  *   portable subset of what is accepted.
  * Constraints (minimum, maximum, minLength, maxLength, pattern, enum, minItems, maxItems) and descriptions are kept.
  *
- * Output schemas are zod's, with each `type` list holding null written as the same `anyOf`.
+ * Output schemas are zod's, with each `type` list holding null written as `anyOf` of the other type and null (no
+ * wrapping: LangChain's adapters convert only input schemas).
  *
  * A schema that cannot be written so (two non-string types in one value) throws: tools/list is computed at start-up,
  * so the service refuses to start rather than publish a schema that converts with loss.
@@ -50,6 +56,13 @@ function orNull(schema: Json): Json {
   return { ...outer, anyOf: [inner, { type: 'null' }] };
 }
 
+/** `orNull` as inputs publish it: an object's branch wrapped in an `anyOf` of its own (see the header). */
+function inputOrNull(schema: Json): Json {
+  const nullable = orNull(schema);
+  const [value, nullBranch] = nullable.anyOf as Json[];
+  return value.type === 'object' ? { ...nullable, anyOf: [{ anyOf: [value] }, nullBranch] } : nullable;
+}
+
 /** One input value: one JSON type, `anyOf` with null when `nullable`. */
 function inputValue(schema: Json, nullable: boolean, where: string): Json {
   const { anyOf: _anyOf, ...outer } = schema;
@@ -68,7 +81,7 @@ function inputValue(schema: Json, nullable: boolean, where: string): Json {
   if (Array.isArray(merged.enum)) merged.enum = merged.enum.filter((v) => v !== null);
   if (type === 'object') inputObject(merged, where);
   if (type === 'array' && isObject(merged.items)) merged.items = inputValue(merged.items, false, `${where}[]`);
-  return nullable ? orNull(merged) : merged;
+  return nullable ? inputOrNull(merged) : merged;
 }
 
 /** An object in place: its properties portable (the optional ones nullable), `required` as declared, no other property. */
