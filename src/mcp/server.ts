@@ -6,7 +6,7 @@ import { AppError, errorBody, inputRefusedByDatabase, type ErrorBody } from '../
 import { toValidationError } from '../contract/validation.js';
 import { compileSerializer } from '../contract/serializer.js';
 import { contextFromMeta, inSpan, markFailed } from '../lib/tracing.js';
-import { portableInputSchema } from './portable.js';
+import { portableInputSchema, portableOutputSchema } from './portable.js';
 import { TOOLS, type ToolContext, type ToolDefinition } from './tools.js';
 
 export const SERVER_INFO = { name: 'commerce-api', title: 'Catalogue, Orders and Customers', version: '1.3.0' };
@@ -23,7 +23,7 @@ export const TOOL_LIST: Tool[] = TOOLS.map((t) => ({
   title: t.title,
   description: t.description,
   inputSchema: portableInputSchema(z.toJSONSchema(t.input, { io: 'input', unrepresentable: 'any' })) as Tool['inputSchema'],
-  outputSchema: z.toJSONSchema(t.output, { io: 'output', unrepresentable: 'any' }) as Tool['outputSchema'],
+  outputSchema: portableOutputSchema(z.toJSONSchema(t.output, { io: 'output', unrepresentable: 'any' })) as Tool['outputSchema'],
   annotations: t.annotations,
 }));
 const TOOLS_BY_NAME = new Map<string, ToolDefinition>(TOOLS.map((t) => [t.name, t]));

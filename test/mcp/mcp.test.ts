@@ -184,9 +184,7 @@ describe('tools/list', () => {
     const browse = tools.find((t) => t.name === 'browse_catalog')!;
     expect(browse.inputSchema.properties).toHaveProperty('limit', {
       description: 'Page size, 1-50 (default 20).',
-      type: ['integer', 'null'],
-      minimum: 1,
-      maximum: 50,
+      anyOf: [{ type: 'integer', minimum: 1, maximum: 50 }, { type: 'null' }],
     });
     expect(Object.keys(browse.inputSchema.properties!).sort()).toEqual(['brand', 'category', 'in_stock', 'limit', 'offset', 'search']);
     expect(tools.find((t) => t.name === 'get_order')!.description).toMatch(/phone/);
@@ -505,37 +503,46 @@ describe('agents send nulls: every optional argument of every tool takes null as
     ['get_product', { id: 'SHIRT-RED-XL' }, {}],
   ];
 
-  it('tools/list names every optional argument nullable, every argument required and no other allowed (strict-mode form, issue 18)', async () => {
+  it('tools/list requires only what the contract requires and names every optional argument nullable (issue 30)', async () => {
     const { tools } = await client.listTools();
     const optionalOf = Object.fromEntries(cases.map(([name, , nulls]) => [name, Object.keys(nulls)]));
-    type Prop = { type?: string | string[]; anyOf?: unknown; properties?: Record<string, Prop>; required?: string[]; additionalProperties?: unknown };
+    type Prop = { type?: string | string[]; anyOf?: Prop[]; properties?: Record<string, Prop>; required?: string[]; additionalProperties?: unknown };
     const nullableOf = (props: Record<string, Prop>) =>
       Object.keys(props)
-        .filter((p) => Array.isArray(props[p].type) && props[p].type.includes('null'))
+        .filter((p) => props[p].anyOf?.some((branch) => branch.type === 'null'))
         .sort();
+    // an object's branch sits in an anyOf of its own (src/mcp/portable.ts)
+    const branches = (schema: Prop): Prop[] => (schema.anyOf ? schema.anyOf.flatMap(branches) : [schema]);
     for (const tool of tools) {
       const props = (tool.inputSchema.properties ?? {}) as Record<string, Prop>;
-      expect(tool.inputSchema.required ?? [], tool.name).toEqual(Object.keys(props));
       expect(tool.inputSchema.additionalProperties, tool.name).toBe(false);
       for (const [prop, schema] of Object.entries(props)) {
-        expect(schema.anyOf, `${tool.name}.${prop}`).toBeUndefined();
-        expect(
-          (Array.isArray(schema.type) ? schema.type : [schema.type]).filter((t) => t !== 'null'),
-          `${tool.name}.${prop}`,
-        ).toHaveLength(1);
+        // one JSON type, and null only as a second branch of anyOf (no type list)
+        const kinds = branches(schema)
+          .filter((b) => b.type !== 'null')
+          .map((b) => (typeof b.type === 'string' ? 'one type' : b.type));
+        expect(kinds, `${tool.name}.${prop}`).toEqual(['one type']);
+      }
+      if (optionalOf[tool.name]) {
+        expect(nullableOf(props), tool.name).toEqual(optionalOf[tool.name].sort());
+        expect((tool.inputSchema.required ?? []).sort(), tool.name).toEqual(
+          Object.keys(props)
+            .filter((p) => !optionalOf[tool.name].includes(p))
+            .sort(),
+        );
       }
       if (tool.name === 'place_order') {
-        expect(props.customer.properties).toHaveProperty('email.type', ['string', 'null']);
-        expect(props.customer.properties).toHaveProperty('name.type', 'string');
-        expect(props.customer).toMatchObject({ required: ['name', 'phone', 'email'], additionalProperties: false });
-        expect(props.delivery_address.type).toEqual(['object', 'null']);
-        expect(props.delivery_address.properties).toHaveProperty('line2.type', ['string', 'null']);
-        expect(props.delivery_address.additionalProperties).toBe(false);
-        expect(props).toHaveProperty('payment.enum', ['cod', 'prepaid', null]);
-        expect(props).toHaveProperty('items.items.properties.quantity.type', 'number');
+        expect(tool.inputSchema.required).toEqual(['customer', 'items', 'external_reference']);
         expect(nullableOf(props)).toEqual(['delivery_address', 'notes', 'payment', 'payment_reference']);
+        expect(props.customer).toMatchObject({ type: 'object', required: ['name', 'phone'], additionalProperties: false });
+        expect(props.customer.properties).toHaveProperty('email.anyOf', [{ type: 'string', maxLength: 254 }, { type: 'null' }]);
+        const [address] = branches(props.delivery_address);
+        expect(props.delivery_address.anyOf).toEqual([{ anyOf: [address] }, { type: 'null' }]);
+        expect(address).toMatchObject({ type: 'object', required: ['line1', 'city', 'pincode'], additionalProperties: false });
+        expect(nullableOf(address.properties!)).toEqual(['line2', 'name', 'phone', 'state']);
+        expect(props).toHaveProperty('payment.anyOf', [{ type: 'string', enum: ['cod', 'prepaid'] }, { type: 'null' }]);
+        expect(props).toHaveProperty('items.items.properties.quantity.type', 'number');
       }
-      if (optionalOf[tool.name]) expect(nullableOf(props), tool.name).toEqual(optionalOf[tool.name].sort());
     }
   });
 

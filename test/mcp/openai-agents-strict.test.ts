@@ -3,110 +3,144 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
-import { buildTestApp, type TestApp } from '../helpers/app.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
-import { createCompanyWithKey } from '../helpers/fixtures.js';
-import { addLocations, addProduct } from '../helpers/catalogue-fixtures.js';
-import { constraintsOf, STRICT_CALLS } from './strict-calls.js';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { expectRestShaped, openShop, REQUIRED, requiredOf, TOOL_NAMES, toolCalls, type Shop } from './client-calls.js';
 
 /**
- * The OpenAI Agents SDK's MCP tool conversion (@openai/agents-core mcpToFunctionTool, as an agent with
- * `mcpConfig.convertSchemasToStrict: true` runs it) on our tools/list (issue 18): every tool converts to strict
- * mode without falling back, its parameters are the published schema (no constraint dropped), and each converted
- * tool, invoked with a strict model's arguments, succeeds against the real app and database.
+ * The OpenAI Agents SDK (`@openai/agents`) as an agent runs MCP tools (issue 30): an `Agent` with our server as an
+ * `MCPServerStreamableHttp` and `mcpConfig.convertSchemasToStrict: true`. We publish the contract's form (only its
+ * required parameters required); the SDK derives OpenAI's strict form from it: every tool converts with
+ * `strict: true`, the derived schema follows the strict-mode rules and differs from ours only by listing every
+ * property as required, a strict model's call (every property, null where unused) is valid against it, and each
+ * tool invoked with only the required arguments and again with nulls succeeds, each answer the REST one.
  * The package wants Node 22+ (its `openai` dependency), so it is not a devDependency (`npm ci` on Node 20 would
  * print EBADENGINE): .ci/mcp-conformance.sh installs it into a cache folder and runs this file on Node 24 with
- * OPENAI_AGENTS_CORE_DIR set. Without the folder the file is skipped.
+ * OPENAI_AGENTS_DIR set. Without the folder the file is skipped.
  */
-const PACKAGE_DIR = process.env.OPENAI_AGENTS_CORE_DIR ?? join(homedir(), '.cache/commerce-api/mcp-conformance/node_modules/@openai/agents-core');
+const PACKAGE_DIR = process.env.OPENAI_AGENTS_DIR ?? join(homedir(), '.cache/commerce-api/mcp-conformance/node_modules/@openai/agents');
 const ENTRY = join(PACKAGE_DIR, 'dist/index.mjs');
-const available = process.env.OPENAI_AGENTS_CORE_DIR !== undefined || (existsSync(ENTRY) && Number(process.versions.node.split('.')[0]) >= 22);
+const available = process.env.OPENAI_AGENTS_DIR !== undefined || (existsSync(ENTRY) && Number(process.versions.node.split('.')[0]) >= 22);
 
+type Schema = Record<string, unknown>;
 interface FunctionTool {
+  type: string;
   name: string;
   strict: boolean;
-  parameters: Record<string, unknown>;
+  parameters: Schema;
   invoke(runContext: unknown, input: string): Promise<unknown>;
 }
-interface AgentsCore {
-  mcpToFunctionTool(tool: Tool, server: unknown, convertSchemasToStrict: boolean): FunctionTool;
+interface McpServer {
+  connect(): Promise<void>;
+  close(): Promise<void>;
+  listTools(): Promise<{ name: string; inputSchema: Schema }[]>;
+}
+interface Agents {
+  Agent: new (config: { name: string; instructions: string; mcpServers: McpServer[]; mcpConfig: { convertSchemasToStrict: boolean } }) => {
+    getAllTools(runContext: unknown): Promise<FunctionTool[]>;
+  };
+  MCPServerStreamableHttp: new (options: { url: string; name: string; cacheToolsList: boolean; requestInit: { headers: Record<string, string> } }) => McpServer;
   RunContext: new () => unknown;
 }
 
-const BASE = '/api/v1/commerce';
-let testDb: TestDatabase;
-let ctx: TestApp;
-let client: Client;
-let published: Tool[];
-let agents: AgentsCore;
-const results: CallToolResult[] = [];
+/** Keywords OpenAI's strict mode refuses (Structured Outputs, "supported schemas"). */
+const REFUSED = [
+  'allOf',
+  'oneOf',
+  'not',
+  'if',
+  'then',
+  'else',
+  'patternProperties',
+  'dependentRequired',
+  'dependentSchemas',
+  'unevaluatedProperties',
+  'propertyNames',
+  'contains',
+  'prefixItems',
+];
 
-/** The agents SDK's view of an MCP server: its calls go through the official SDK client to the listening app. */
-const server = () => ({
-  name: 'commerce',
-  cacheToolsList: false,
-  async callTool(name: string, args: Record<string, unknown> | null) {
-    const result = (await client.callTool({ name, arguments: args ?? {} })) as CallToolResult;
-    results.push(result);
-    return result.content;
-  },
-});
+/** Where a schema breaks OpenAI's strict-mode rules, by path (empty when it follows them). */
+function strictProblems(schema: Schema, at: string, depth = 0): string[] {
+  const problems = REFUSED.filter((k) => k in schema).map((k) => `${at}: ${k}`);
+  if (!('type' in schema) && !('anyOf' in schema) && !('enum' in schema) && !('const' in schema)) problems.push(`${at}: no type`);
+  if (Array.isArray(schema.anyOf)) problems.push(...(schema.anyOf as Schema[]).flatMap((s, i) => strictProblems(s, `${at}.anyOf[${i}]`, depth)));
+  if (schema.type === 'object') {
+    if (depth > 10) problems.push(`${at}: nested deeper than 10 objects`);
+    const properties = (schema.properties ?? {}) as Record<string, Schema>;
+    if (schema.additionalProperties !== false) problems.push(`${at}: additionalProperties is not false`);
+    if (JSON.stringify([...((schema.required as string[] | undefined) ?? [])].sort()) !== JSON.stringify(Object.keys(properties).sort()))
+      problems.push(`${at}: required is not every property`);
+    for (const [key, value] of Object.entries(properties)) problems.push(...strictProblems(value, `${at}.${key}`, depth + 1));
+  }
+  if (schema.type === 'array' && typeof schema.items === 'object') problems.push(...strictProblems(schema.items as Schema, `${at}[]`, depth));
+  return problems;
+}
 
-describe.skipIf(!available)("the OpenAI Agents SDK's strict MCP conversion", () => {
+/** The schema without any `required`: what is left when the strict form's one difference is taken out. */
+const withoutRequired = (schema: unknown): unknown =>
+  JSON.parse(JSON.stringify(schema, (key, value: unknown) => (key === 'required' ? undefined : value))) as unknown;
+
+let shop: Shop;
+let agents: Agents;
+let server: McpServer;
+let published: Map<string, Schema>;
+let tools: Map<string, FunctionTool>;
+
+describe.skipIf(!available)('the OpenAI Agents SDK with convertSchemasToStrict', () => {
   beforeAll(async () => {
-    agents = (await import(pathToFileURL(ENTRY).href)) as AgentsCore;
-    testDb = await createTestDatabase();
-    ctx = await buildTestApp(testDb.db);
-    const origin = await ctx.app.listen({ host: '127.0.0.1', port: 0 });
-    const tenant = await createCompanyWithKey(ctx.services);
-    await addLocations(ctx.db, tenant.company.id);
-    await addProduct(ctx.db, tenant.company.id, {
-      sku: 'SHIRT',
-      name: 'Cotton Shirt',
-      variants: [{ sku: 'SHIRT-RED-XL', selling_price: '799.00', stock: '10' }],
+    agents = (await import(pathToFileURL(ENTRY).href)) as Agents;
+    shop = await openShop();
+    server = new agents.MCPServerStreamableHttp({
+      url: shop.url,
+      name: 'commerce',
+      cacheToolsList: false,
+      requestInit: { headers: { 'x-api-key': shop.key } },
     });
-    const transport = new StreamableHTTPClientTransport(new URL(`${origin}${BASE}/mcp`), { requestInit: { headers: { 'x-api-key': tenant.key } } });
-    client = new Client({ name: 'vitest-openai-agents', version: '1.0.0' });
-    await client.connect(transport);
-    published = (await client.listTools()).tools;
+    await server.connect();
+    published = new Map((await server.listTools()).map((t) => [t.name, t.inputSchema]));
+    const agent = new agents.Agent({
+      name: 'shop assistant',
+      instructions: 'Help customers order.',
+      mcpServers: [server],
+      mcpConfig: { convertSchemasToStrict: true },
+    });
+    tools = new Map((await agent.getAllTools(new agents.RunContext())).map((t) => [t.name, t]));
   });
   afterAll(async () => {
-    await client?.close();
-    await ctx?.app.close();
-    await testDb?.drop();
+    await server?.close();
+    await shop?.close();
   });
 
-  it('converts every tool to strict mode, without fallback and without dropping a constraint', () => {
-    expect(published).toHaveLength(8);
-    for (const tool of published) {
-      const converted = agents.mcpToFunctionTool(tool, server(), true);
-      expect(converted.strict, tool.name).toBe(true);
-      expect(constraintsOf(converted.parameters, tool.name), tool.name).toEqual(constraintsOf(tool.inputSchema, tool.name));
-      expect(converted.parameters, tool.name).toEqual(tool.inputSchema);
+  it('publishes the contract form, and derives a valid strict form of every tool from it', () => {
+    expect([...tools.keys()].sort()).toEqual(TOOL_NAMES);
+    expect(requiredOf([...published])).toEqual(REQUIRED);
+    // ours leaves optional parameters out of `required`, which strict mode does not allow
+    expect(strictProblems(published.get('place_order')!, 'place_order')).toEqual([
+      'place_order: required is not every property',
+      'place_order.customer: required is not every property',
+      'place_order.delivery_address.anyOf[0].anyOf[0]: required is not every property',
+    ]);
+    for (const [name, tool] of tools) {
+      expect(tool.strict, name).toBe(true);
+      expect(strictProblems(tool.parameters, name), name).toEqual([]);
+      expect(withoutRequired(tool.parameters), name).toEqual(withoutRequired(published.get(name)));
     }
   });
 
-  it.each(STRICT_CALLS.map(([name, args], i) => [`${i + 1}. ${name}`, name, args] as const))(
-    '%s invoked through the converted tool with a strict model’s arguments succeeds',
-    async (_label, name, args) => {
-      const converted = agents.mcpToFunctionTool(
-        published.find((t) => t.name === name)!,
-        server(),
-        true,
-      );
-      const before = results.length;
-      const out = await converted.invoke(new agents.RunContext(), JSON.stringify(args));
-      expect(results.length, JSON.stringify(out)).toBe(before + 1);
-      const result = results[before];
-      expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
-      const text = JSON.stringify(result.structuredContent);
-      if (name === 'browse_catalog') expect(text).toContain('SHIRT-RED-XL');
-      if (name === 'place_order') expect(text).toMatch(/ORD-/);
-      if (name === 'get_order') expect(text).toContain('strict-1');
-      if (name === 'find_customer') expect(text).toContain('Asha Rao');
+  it("a strict model's calls (every property, null where unused) are valid against the derived schemas", () => {
+    const ajv = new Ajv2020({ strict: false });
+    for (const call of toolCalls('nulls', 'openai-schema')) {
+      const validate = ajv.compile(tools.get(call.tool)!.parameters);
+      expect(validate(call.args), `${call.label}: ${JSON.stringify(validate.errors)}`).toBe(true);
+    }
+  });
+
+  it.each([...toolCalls('required', 'openai'), ...toolCalls('nulls', 'openai')].map((c) => [c.label, c] as const))(
+    '%s invoked through the strict tool',
+    async (_label, call) => {
+      const out = await tools.get(call.tool)!.invoke(new agents.RunContext(), JSON.stringify(call.args));
+      expect(out, call.label).toMatchObject({ type: 'text', text: expect.any(String) });
+      await expectRestShaped(shop, call, JSON.parse((out as { text: string }).text));
     },
   );
 });

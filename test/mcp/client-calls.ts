@@ -1,0 +1,209 @@
+import { expect } from 'vitest';
+import { buildTestApp, type TestApp } from '../helpers/app.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { createCompanyWithKey } from '../helpers/fixtures.js';
+import { addLocations, addProduct } from '../helpers/catalogue-fixtures.js';
+
+/**
+ * What every real MCP client is run through (issue 30): each tool called once with only the arguments the contract
+ * requires and once more with `null` for every optional one, on a listening app and a real database, and each
+ * answer compared with the REST answer to the same request. Shared by the official SDK, Vercel AI SDK, LangChain,
+ * OpenAI Agents SDK and Inspector CLI tests.
+ */
+export const BASE = '/api/v1/commerce';
+/** Every tool's required parameters, as the contract has them (sorted by tool). */
+export const REQUIRED: Record<string, string[]> = {
+  browse_catalog: [],
+  find_customer: ['phone'],
+  get_order: ['reference'],
+  get_product: ['id'],
+  get_product_details: ['id'],
+  list_categories: [],
+  place_order: ['customer', 'items', 'external_reference'],
+  search_products: [],
+};
+export const TOOL_NAMES = Object.keys(REQUIRED);
+
+/** Each tool's `required`, as a client hands the schema on. */
+export const requiredOf = (schemas: [name: string, schema: unknown][]): Record<string, string[]> =>
+  Object.fromEntries(
+    schemas.map(([name, schema]): [string, string[]] => [name, (schema as { required?: string[] }).required ?? []]).sort(([a], [b]) => a.localeCompare(b)),
+  );
+const PHONE = '+91 98765 43210';
+
+export interface Shop {
+  ctx: TestApp;
+  /** the MCP endpoint's URL */
+  url: string;
+  key: string;
+  rest(method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ status: number; body: Record<string, unknown> }>;
+  close(): Promise<void>;
+}
+
+/** A listening app on its own database, with a company, its key and two products (one sold by weight). */
+export async function openShop(): Promise<Shop> {
+  let testDb: TestDatabase | undefined;
+  let ctx: TestApp | undefined;
+  try {
+    testDb = await createTestDatabase();
+    ctx = await buildTestApp(testDb.db);
+    const origin = await ctx.app.listen({ host: '127.0.0.1', port: 0 });
+    const { company, key } = await createCompanyWithKey(ctx.services);
+    await addLocations(ctx.db, company.id);
+    await addProduct(ctx.db, company.id, {
+      sku: 'SHIRT',
+      name: 'Cotton Shirt',
+      variants: [{ sku: 'SHIRT-RED-XL', barcode: '8901234567890', selling_price: '799.00', stock: '10' }],
+    });
+    await addProduct(ctx.db, company.id, {
+      sku: 'RICE',
+      name: 'Basmati Rice',
+      unit: 'KG',
+      variants: [{ sku: 'RICE-LOOSE', selling_price: '120.50', stock: '25.500' }],
+    });
+    const app = ctx;
+    const db = testDb;
+    return {
+      ctx: app,
+      url: `${origin}${BASE}/mcp`,
+      key,
+      async rest(method, path, body) {
+        const res = await fetch(`${origin}${BASE}${path}`, {
+          method,
+          headers: { 'x-api-key': key, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        });
+        return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+      },
+      async close() {
+        await app.app.close();
+        await db.drop();
+      },
+    };
+  } catch (err) {
+    await ctx?.app.close();
+    await testDb?.drop();
+    throw err;
+  }
+}
+
+export interface ToolCall {
+  /** `<tool> (<run>)`, or with a note when a tool is called twice in a run */
+  label: string;
+  tool: string;
+  args: Record<string, unknown>;
+}
+
+/**
+ * Every tool, in an order where each finds what it reads (the orders are placed before they are looked up).
+ * `required`: only what the contract requires. `nulls`: the same with every optional argument null, nested ones
+ * too (a second place_order gives a delivery address with its optional fields null). `client` keeps each client's
+ * orders apart (external references are unique per company).
+ */
+export function toolCalls(run: 'required' | 'nulls', client: string): ToolCall[] {
+  const ref = `${client}-${run}`;
+  const nulls = run === 'nulls';
+  const order = (reference: string, extra: Record<string, unknown>) => ({
+    customer: { name: 'Asha Rao', phone: PHONE, ...(nulls ? { email: null } : {}) },
+    items: [
+      { product_id: 'SHIRT-RED-XL', quantity: 1 },
+      { product_id: 'RICE-LOOSE', quantity: 1.5 },
+    ],
+    external_reference: reference,
+    ...extra,
+  });
+  const unset = (...names: string[]) => (nulls ? Object.fromEntries(names.map((n) => [n, null])) : {});
+  const calls: ToolCall[] = [
+    { label: 'list_categories', tool: 'list_categories', args: {} },
+    { label: 'browse_catalog', tool: 'browse_catalog', args: unset('search', 'category', 'brand', 'in_stock', 'limit', 'offset') },
+    { label: 'get_product_details', tool: 'get_product_details', args: { id: 'SHIRT' } },
+    { label: 'search_products', tool: 'search_products', args: unset('search', 'limit', 'offset') },
+    { label: 'get_product', tool: 'get_product', args: { id: 'RICE-LOOSE' } },
+    { label: 'place_order', tool: 'place_order', args: order(ref, unset('notes', 'delivery_address', 'payment', 'payment_reference')) },
+  ];
+  if (nulls) {
+    const address = { line1: '12 MG Road', city: 'Bengaluru', pincode: '560001', name: null, line2: null, state: null, phone: null };
+    calls.push({
+      label: 'place_order (an address with its optional fields null)',
+      tool: 'place_order',
+      args: order(`${ref}-address`, { ...unset('notes', 'payment', 'payment_reference'), delivery_address: address }),
+    });
+  }
+  calls.push(
+    { label: 'get_order', tool: 'get_order', args: { reference: ref, ...unset('phone') } },
+    { label: 'find_customer', tool: 'find_customer', args: { phone: PHONE, ...unset('recent_orders') } },
+  );
+  return calls.map((c) => ({ ...c, label: `${c.label} (${run})` }));
+}
+
+/** Signed links differ by their expiry second; compare everything else. */
+const unsign = (value: unknown): unknown => JSON.parse(JSON.stringify(value).replace(/expires=\d+&sig=[\w-]+/g, 'SIGNED'));
+
+const query = (args: Record<string, unknown>) => {
+  const given = Object.entries(args).filter(([, v]) => v !== null && v !== undefined);
+  return given.length ? `?${new URLSearchParams(given.map(([k, v]) => [k, String(v)])).toString()}` : '';
+};
+
+/**
+ * The tool's answer is a success in the REST response's shape: equal to what REST answers for the same request
+ * (place_order: equal to the REST repeat's order, which is the same order), or for the v1.0 flat tools, which have
+ * no REST door, the documented flat shape.
+ */
+export async function expectRestShaped(shop: Shop, call: ToolCall, answer: unknown): Promise<void> {
+  const { tool, args, label } = call;
+  expect(answer, label).not.toHaveProperty('error');
+  const got = unsign(answer) as Record<string, unknown>;
+  const same = async (path: string) => {
+    const res = await shop.rest('GET', path);
+    expect(res.status, label).toBe(200);
+    expect(got, label).toEqual(unsign(res.body));
+  };
+  switch (tool) {
+    case 'list_categories':
+      return same('/catalog/categories');
+    case 'browse_catalog':
+      return same(`/catalog/products${query(args)}`);
+    case 'get_product_details':
+      return same(`/catalog/products/${String(args.id)}`);
+    case 'get_order':
+      return same(`/orders/${String(args.reference)}${query({ phone: args.phone })}`);
+    case 'find_customer':
+      return same(`/customers${query(args)}`);
+    case 'place_order': {
+      const repeat = await shop.rest('POST', '/orders', args);
+      expect(repeat.status, label).toBe(200);
+      expect(repeat.body.duplicate, label).toBe(true);
+      expect(got, label).toEqual({ data: repeat.body.data });
+      expect(got.data, label).toMatchObject({ order_status: 'confirmed', external_reference: args.external_reference, amount: '979.75' });
+      return;
+    }
+    case 'search_products':
+      expect(got, label).toEqual({
+        data: [
+          { sku: 'RICE-LOOSE', name: expect.stringContaining('Basmati Rice'), price: '120.50', available: expect.any(String), in_stock: true },
+          { sku: 'SHIRT-RED-XL', name: expect.stringContaining('Cotton Shirt'), price: '799.00', available: expect.any(String), in_stock: true },
+        ],
+        count: 2,
+        total: 2,
+        limit: 20,
+        offset: 0,
+        has_more: false,
+      });
+      return;
+    case 'get_product':
+      expect(got, label).toEqual({
+        data: { sku: 'RICE-LOOSE', name: expect.stringContaining('Basmati Rice'), price: '120.50', available: expect.any(String), in_stock: true },
+      });
+      return;
+    default:
+      throw new Error(`no REST shape for ${tool}`);
+  }
+}
+
+/** Parses a tool result's JSON text (`content[0]`), as every client hands it on. */
+export function resultJson(result: object, label: string): unknown {
+  const { isError, content } = result as { isError?: boolean; content?: { type: string; text: string }[] };
+  expect(isError, `${label}: ${JSON.stringify(content)}`).toBeFalsy();
+  expect(content?.[0]?.type, label).toBe('text');
+  return JSON.parse(content![0].text);
+}
