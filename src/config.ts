@@ -61,6 +61,11 @@ export const configSchema = z.object({
   RATE_LIMIT_MAX: z.coerce.number().int().min(1).default(60),
   RATE_LIMIT_WINDOW_MS: z.coerce.number().int().min(1000).default(60_000),
   AUTH_FAILURE_LIMIT: z.coerce.number().int().min(1).default(30),
+  // The routes outside the API (issue 30): requests per client address and company per RATE_LIMIT_WINDOW_MS to signed
+  // invoice links, the catalogue feed and signed photo links (a page shows dozens of photos); past it 429.
+  INVOICE_LINK_RATE_LIMIT: z.coerce.number().int().min(1).default(60),
+  FEED_RATE_LIMIT: z.coerce.number().int().min(1).default(30),
+  PHOTO_LINK_RATE_LIMIT: z.coerce.number().int().min(1).default(1200),
   MEDIA_DIR: z.string().min(1).default('./media'),
   // Catalogue read models held per instance (issue 16): least recently used companies leave past this many MB.
   CATALOGUE_CACHE_MB: z.coerce.number().min(0).default(512),

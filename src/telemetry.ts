@@ -1,5 +1,5 @@
 import { register } from 'node:module';
-import { MASK, maskUrl } from './lib/log-privacy.js';
+import { MASK, requestTarget } from './lib/log-request.js';
 
 /**
  * OpenTelemetry traces (issue 19, docs/operations.md "Traces"), on only when OTEL_EXPORTER_OTLP_ENDPOINT (or
@@ -69,8 +69,9 @@ export async function startTracing(env: Env = process.env): Promise<Tracing | nu
         registerOnInitialization: true,
         // The request and its handler; one span per hook would double the spans of a request for little insight.
         instrumentHooks: false,
-        // The URL's personal query parameters (GET /customers?phone=…) are masked as in the logs.
-        requestHook: (span, request) => span.setAttribute('url.path', maskUrl(request.url) ?? ''),
+        // The path as sent may hold a secret or a phone (a feed's secret, an order reference): the span shows the route
+        // template and the masked query, as the logs do (src/lib/log-request.ts).
+        requestHook: (span, request) => span.setAttribute('url.path', requestTarget(request).url ?? ''),
       }),
       // Statements of a request only (the workers' polling would be a root span every few milliseconds);
       // enhancedDatabaseReporting stays off, so parameter values are never recorded.

@@ -45,6 +45,8 @@ export function createFulfilmentService({ db, config, clock = () => new Date(), 
     /** Invoice and credit-note PDFs: by document id (signed links) or by order (staff). */
     documentPdf: files.byId.bind(files),
     invoicePdf: files.forOrder.bind(files),
+    /** PDFs drawn, and served from their stored bytes, by this process. */
+    documentStats: files.stats,
     configureCourier: admin.configureCourier.bind(admin),
     callbackSecret: admin.callbackSecret.bind(admin),
     listJobs: admin.listJobs,

@@ -1,6 +1,7 @@
+import { createHash } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import type { Db } from '../db/index.js';
-import type { CreditNoteRow, InvoiceRow, OrderRow } from '../db/schema/index.js';
+import type { CreditNoteRow, DocumentFileRow, InvoiceRow, OrderRow } from '../db/schema/index.js';
 import { AppError, notFound } from '../contract/errors.js';
 import { findTaxProfile } from '../companies/tax-profile.service.js';
 import { findCreditNote, findInvoice } from './billing.queries.js';
@@ -15,9 +16,48 @@ export interface DocumentFile {
   /** `INV-26-27-000001.pdf` */
   filename: string;
   pdf: Buffer;
+  /** A strong entity tag of these bytes, quoted (`"…"`), for `ETag` and `If-None-Match`. */
+  etag: string;
 }
 
+/** A PDF as drawn for one view of a document. */
+export type StoredFile = Pick<DocumentFileRow, 'view_hash' | 'etag'> & { pdf: Uint8Array };
+
+/** Where drawn PDFs are kept between fetches. */
+export interface DocumentStore {
+  find(companyId: string, documentId: string): Promise<StoredFile | undefined>;
+  save(companyId: string, documentId: string, file: StoredFile): Promise<void>;
+}
+
+/** The `document_files` table (migration 0021): one row per document, replaced when it is drawn again. */
+export function tableStore(db: Db): DocumentStore {
+  return {
+    async find(companyId, documentId) {
+      const rows = await db.query<StoredFile>(
+        sql`SELECT view_hash, etag, pdf FROM document_files WHERE company_id = ${companyId} AND document_id = ${documentId}`,
+      );
+      return rows[0];
+    },
+    async save(companyId, documentId, file) {
+      await db.query(sql`
+        INSERT INTO document_files (company_id, document_id, view_hash, etag, pdf) VALUES (${companyId}, ${documentId}, ${file.view_hash}, ${file.etag}, ${file.pdf})
+        ON CONFLICT (company_id, document_id) DO UPDATE SET view_hash = EXCLUDED.view_hash, etag = EXCLUDED.etag, pdf = EXCLUDED.pdf, rendered_at = now()`);
+    },
+  };
+}
+
+/**
+ * Raised when invoice-pdf.ts draws the same view differently (layout, fonts): files drawn before are drawn again at
+ * their next fetch, as their view hash no longer matches.
+ */
+const LAYOUT_VERSION = 1;
+
 const fileName = (number: string) => `${number.replace(/[^A-Za-z0-9-]+/g, '-')}.pdf`;
+/** pg reads bytea as a Buffer, PGlite as a Uint8Array: the same bytes either way, not copied. */
+const asBuffer = (bytes: Uint8Array) => (Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+const sha256 = (data: string | Uint8Array) => createHash('sha256').update(data).digest('base64url');
+/** Everything the PDF shows, hashed: the document as issued, number, date, payment state, the invoice a note reverses. */
+const viewHash = (view: PdfView) => sha256(JSON.stringify({ layout: LAYOUT_VERSION, view }));
 
 async function invoiceById(db: Db, companyId: string, invoiceId: string): Promise<InvoiceForPdf | undefined> {
   const rows = await db.query<InvoiceForPdf>(sql`
@@ -34,11 +74,43 @@ async function creditNoteById(db: Db, companyId: string, creditNoteId: string): 
   return rows[0];
 }
 
-/** Invoices and credit notes as PDF files: for signed links (by document id) and for staff (by order). */
-export function createInvoiceFilesService({ db, views }: { db: Db; views: OrderViews }) {
+/**
+ * Invoices and credit notes as PDF files: for signed links (by document id) and for staff (by order). A document is
+ * drawn once per view and its bytes kept (`store`); every later fetch reads the view's inputs (the invoice row, the
+ * order's payment method), and serves the kept bytes while their hash matches. A payment recorded since changes the
+ * view (the invoice shows its payment state), so that fetch draws it again, with a new ETag.
+ */
+export function createInvoiceFilesService({ db, views, store = tableStore(db) }: { db: Db; views: OrderViews; store?: DocumentStore }) {
+  const counts = { drawn: 0, fromStore: 0 };
+  /** Draws in progress in this process, by document and view: parallel first fetches of one link draw it once. */
+  const drawing = new Map<string, Promise<StoredFile>>();
+
   /** The document as issued; an invoice from before issue 15 has none stored and is drawn from today's data. */
   async function documentOf(companyId: string, invoice: InvoiceForPdf): Promise<InvoiceDocument> {
     return (invoice.document as InvoiceDocument | null) ?? buildInvoiceDocument(db, companyId, invoice.order_id, await findTaxProfile(db, companyId));
+  }
+
+  async function fileOf(companyId: string, documentId: string, number: string, view: PdfView): Promise<DocumentFile> {
+    const hash = viewHash(view);
+    const kept = await store.find(companyId, documentId);
+    if (kept?.view_hash === hash) {
+      counts.fromStore++;
+      return { filename: fileName(number), pdf: asBuffer(kept.pdf), etag: kept.etag };
+    }
+    const key = `${companyId}/${documentId}/${hash}`;
+    let drawn = drawing.get(key);
+    if (!drawn) {
+      drawn = (async () => {
+        const pdf = await renderInvoicePdf(view);
+        counts.drawn++;
+        const file = { view_hash: hash, etag: `"${sha256(pdf)}"`, pdf };
+        await store.save(companyId, documentId, file);
+        return file;
+      })().finally(() => drawing.delete(key));
+      drawing.set(key, drawn);
+    }
+    const file = await drawn;
+    return { filename: fileName(number), pdf: asBuffer(file.pdf), etag: file.etag };
   }
 
   async function invoiceFile(companyId: string, invoice: InvoiceForPdf): Promise<DocumentFile> {
@@ -49,7 +121,7 @@ export function createInvoiceFilesService({ db, views }: { db: Db; views: OrderV
       document: await documentOf(companyId, invoice),
       payment: { method: invoice.payment, total: invoice.total, paid: invoice.amount_paid },
     };
-    return { filename: fileName(invoice.invoice_number), pdf: await renderInvoicePdf(view) };
+    return fileOf(companyId, invoice.id, invoice.invoice_number, view);
   }
 
   async function creditNoteFile(companyId: string, note: CreditNoteForPdf): Promise<DocumentFile> {
@@ -62,7 +134,7 @@ export function createInvoiceFilesService({ db, views }: { db: Db; views: OrderV
       payment: { method: invoice.payment, total: invoice.total, paid: invoice.amount_paid },
       against: { number: invoice.invoice_number, date: new Date(invoice.issued_at), reason: note.reason },
     };
-    return { filename: fileName(note.credit_note_number), pdf: await renderInvoicePdf(view) };
+    return fileOf(companyId, note.id, note.credit_note_number, view);
   }
 
   return {
@@ -75,6 +147,9 @@ export function createInvoiceFilesService({ db, views }: { db: Db; views: OrderV
       const invoice = await invoiceById(db, companyId, documentId);
       return invoice && invoiceFile(companyId, invoice);
     },
+
+    /** PDFs drawn and PDFs served from the store by this process (what the benchmark and the tests count). */
+    stats: () => ({ ...counts }),
 
     /** `invoice pdf <ref>` (staff): the order's invoice, or its credit note. */
     async forOrder(companyId: string, reference: string, which: 'invoice' | 'credit_note' = 'invoice'): Promise<DocumentFile> {

@@ -156,7 +156,8 @@ export function createShippingService({
         : target.reference
           ? await findOrderIdForStaff(db, companyId, target.reference)
           : undefined;
-      if (!orderId) throw notFound(target.awb ? `no shipment with AWB "${target.awb}" in this company` : `no order "${target.reference}" in this company`);
+      // A courier's callback names the order by our reference or the seller's (which may hold a phone): not repeated.
+      if (!orderId) throw notFound(target.awb ? `no shipment with AWB "${target.awb}" in this company` : 'no order with this reference in this company');
       // Staff's own updates (stored with source 'cli') are refused when they do not apply; couriers' are recorded or held.
       const byStaff = opts.source === 'cli';
       const now = clock();

@@ -2,6 +2,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { AppError, errorBody, inputRefusedByDatabase, validationError } from '../contract/errors.js';
 import { fieldPath } from '../contract/validation.js';
+import { scrubText } from '../lib/log-privacy.js';
 
 const CONTEXT_ROOT: Record<string, string> = { body: '(body)', querystring: '(query)', params: '(path)', headers: '(headers)' };
 
@@ -50,7 +51,8 @@ export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError, req: FastifyRequest, reply: FastifyReply) => {
     const appError = toAppError(err, req.routeOptions?.bodyLimit);
     if (appError.kind === 'internal') req.log.error({ err }, 'request failed');
-    else if (appError.kind !== 'validation_failed') req.log.info({ code: appError.kind }, appError.message);
+    // A refusal's message may repeat input (an id, a name): phones and e-mails in it are masked in the log line.
+    else if (appError.kind !== 'validation_failed') req.log.info({ code: appError.kind }, scrubText(appError.message));
     if (appError.headers) reply.headers(appError.headers);
     return reply.status(appError.status).send(appError.toBody());
   });

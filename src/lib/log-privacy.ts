@@ -1,43 +1,16 @@
-import type { IncomingMessage } from 'node:http';
 import pino, { type LoggerOptions } from 'pino';
+import { MASK, serializeRequest } from './log-request.js';
 
 /**
  * What our logs may hold. API keys are redacted by path; customers' phone numbers, e-mail addresses and delivery
  * addresses (personal data under India's DPDP Act) never reach a log line at any level:
- * - request lines carry the URL with the value of every personal query parameter masked (`?phone=***`); bodies are
- *   never logged;
+ * - request lines carry the route template, never the path as sent, and only the query values of paging and
+ *   filters (`/orders/:reference?phone=***`, src/lib/log-request.ts); bodies are never logged;
  * - an error's text is scrubbed of anything shaped like a phone number or an e-mail address, and the fields where
  *   PostgreSQL repeats the values of a row (`detail`, `where`, `internalQuery`) are dropped.
  */
 
 export const LOG_REDACT = ['req.headers.authorization', 'req.headers["x-api-key"]', 'headers.authorization', 'headers["x-api-key"]'];
-
-/** Query parameters whose values are personal data. */
-const PERSONAL_PARAMS = new Set(['phone', 'email', 'name', 'address', 'pincode']);
-export const MASK = '***';
-
-/** The URL with every personal query parameter's value replaced by `***` (names kept, so a reader sees what was asked). */
-export function maskUrl(url: string | undefined): string | undefined {
-  if (!url) return url;
-  const q = url.indexOf('?');
-  if (q === -1) return url;
-  const query = url
-    .slice(q + 1)
-    .split('&')
-    .map((pair) => {
-      const eq = pair.indexOf('=');
-      const rawName = eq === -1 ? pair : pair.slice(0, eq);
-      let name: string;
-      try {
-        name = decodeURIComponent(rawName.replace(/\+/g, ' '));
-      } catch {
-        name = rawName;
-      }
-      return PERSONAL_PARAMS.has(name.trim().toLowerCase()) ? `${rawName}=${MASK}` : pair;
-    })
-    .join('&');
-  return `${url.slice(0, q)}?${query}`;
-}
 
 // An e-mail address, and a run of 7 or more digits that may be broken by spaces, dots, dashes or brackets and may
 // start with + (any way a phone number is written). Ids, order numbers and dates have letters or fewer digits.
@@ -63,14 +36,7 @@ function scrubError(err: Error): SerializedError {
 }
 
 export const LOG_SERIALIZERS = {
-  /** Fastify's request line, with the URL masked. */
-  req: (req: IncomingMessage & { ip?: string; host?: string }) => ({
-    method: req.method,
-    url: maskUrl(req.url),
-    host: req.host,
-    remoteAddress: req.ip,
-    remotePort: req.socket?.remotePort,
-  }),
+  req: serializeRequest,
   err: scrubError,
 };
 

@@ -122,7 +122,9 @@ export function createOrderService({
      * invoice and its credit note carry signed links to their PDFs on `origin`.
      */
     async lookup(tenant: Tenant, reference: string, phone: string | undefined, origin: string): Promise<OrderLookup> {
-      const unknown = () => notFound(`no order "${reference}" in this company; look it up by order number, order_id or your external_reference`);
+      // The reference is not repeated: an external reference may hold a phone number (`wa-919812345678-1`), and this
+      // message reaches the request's log line.
+      const unknown = () => notFound('no order with this reference in this company; look it up by order number, order_id or your external_reference');
       let phoneE164: string | null = null;
       if (phone !== undefined) {
         // An unusable phone matches no customer: the same 404, so the order's existence is not revealed.

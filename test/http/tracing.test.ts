@@ -191,6 +191,24 @@ describe.skipIf(!SERVER)('traces exported over OTLP (a real process)', () => {
     for (const digits of [...PHONE_DIGITS, '%2B91', '98123%20']) expect(text).not.toContain(digits);
   });
 
+  it('a phone in an order reference and a feed secret in a path: the HTTP span shows the route template, not the path (issue 30)', async () => {
+    const secret = `mfd_${hex(16)}`;
+    for (const [path, template] of [
+      [`${base}/orders/wa-919812345678-1`, '/api/v1/commerce/orders/:reference'],
+      [`${new URL(base).origin}/feeds/meta/co_unknown/${secret}.csv`, '/feeds/meta/:company/:file'],
+    ]) {
+      const traceId = hex(16);
+      const res = await fetch(path, { headers: { ...headers, traceparent: `00-${traceId}-${hex(8)}-01` } });
+      expect(res.status).toBe(404);
+      const spans = await spansOf(traceId, (s) => s.some((x) => x.scope === '@fastify/otel' && x.kind === 2));
+      const http = spans.find((s) => s.scope === '@fastify/otel' && s.kind === 2)!;
+      expect(attr(http, 'url.path')).toBe(template);
+      expect(attr(http, 'http.route')).toBe(template);
+      const text = JSON.stringify(spans);
+      for (const leak of [...PHONE_DIGITS, secret]) expect(text).not.toContain(leak);
+    }
+  });
+
   it('an MCP tools/call with _meta.traceparent is traced in the caller’s trace, its SQL under the tool span', async () => {
     const traceId = hex(16);
     const callerSpan = hex(8);

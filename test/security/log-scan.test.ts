@@ -31,12 +31,34 @@ describe('the log scan for phone numbers', () => {
     );
     writeFileSync(join(dir, 'b.log'), '{"err":"duplicate key (phone)=(+91 98123 45670)"}\n{"x":"(0)98765-43210"}\n');
     const r = scanLogs(dir, phones);
-    expect(r).toMatchObject({ files: 2, lines: 6, maskedPhoneQueries: 1 });
+    expect(r).toMatchObject({ files: 2, lines: 6, maskedPhoneQueries: 1, secrets: [] });
     // %2B91… is a URL-encoded +91: the digits after the encoded sign are still found
     expect(r.leaks.map((l) => [l.file, l.line, l.phone])).toEqual([
       ['a.log', 4, '9876543210'],
       ['b.log', 1, '9812345670'],
       ['b.log', 2, '9876543210'],
+    ]);
+  });
+
+  it('finds a secret by its shape: a whole API key, a feed secret, a signed link in clear; not their masked forms', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'log-scan-'));
+    writeFileSync(
+      join(dir, 'c.log'),
+      [
+        '{"msg":"incoming request","req":{"url":"/invoices/*?expires=***&sig=***","params":{"company":"co_1"}}}',
+        '{"msg":"request completed","key":"cok_2uC5SVeWoRtQ"}',
+        '{"msg":"incoming request","req":{"url":"/feeds/meta/:company/:file"}}',
+        '{"msg":"incoming request","req":{"url":"/invoices/co_1/inv_2.pdf?expires=1795670479&sig=QfcV3PU4J8nOKNP"}}',
+        '{"msg":"incoming request","req":{"url":"/feeds/meta/co_1/mfd_FkznYB3SFkqZRNpXi-jrhhtmlsBgVdjZ.csv"}}',
+        '{"msg":"x","err":"bad key cok_2uC5SVeWoRtQ_0123456789abcdefghijABCDEFGHIJ01"}',
+      ].join('\n'),
+    );
+    const r = scanLogs(dir, new Set());
+    expect(r.secrets.map((l) => [l.line, l.what])).toEqual([
+      [4, 'link signature'],
+      [4, 'link expiry'],
+      [5, 'feed secret'],
+      [6, 'API key'],
     ]);
   });
 });

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { foreignKey, index, integer, jsonb, numeric, pgTable, primaryKey, text, unique, uniqueIndex } from 'drizzle-orm/pg-core';
-import { timestamptz } from './columns.js';
+import { bytea, timestamptz } from './columns.js';
 import { companies } from './companies.js';
 import { orders } from './orders.js';
 
@@ -193,6 +193,23 @@ export const creditNotes = pgTable(
   ],
 );
 
+/** An invoice's or credit note's PDF as last drawn, served to its signed links while `view_hash` still matches (0021). */
+export const documentFiles = pgTable(
+  'document_files',
+  {
+    company_id: text()
+      .notNull()
+      .references(() => companies.id),
+    // inv_… or cn_…
+    document_id: text().notNull(),
+    view_hash: text().notNull(),
+    etag: text().notNull(),
+    pdf: bytea().notNull(),
+    rendered_at: timestamptz().notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.company_id, t.document_id] })],
+);
+
 /** invoices.amount_paid = sum(payments.amount) per invoice, both written in one transaction (0005, 0010). */
 export const payments = pgTable(
   'payments',
@@ -257,3 +274,4 @@ export type PaymentRow = typeof payments.$inferSelect;
 export type TaxProfileRow = typeof taxProfiles.$inferSelect;
 export type CreditNoteRow = typeof creditNotes.$inferSelect;
 export type CourierHoldRow = typeof courierHolds.$inferSelect;
+export type DocumentFileRow = typeof documentFiles.$inferSelect;

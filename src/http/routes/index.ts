@@ -15,8 +15,12 @@ import { registerInvoiceRoutes } from './invoices.js';
 import { registerCourierCallbackRoutes } from './courier-callbacks.js';
 import { registerMcpRoutes } from '../../mcp/mcp.routes.js';
 import type { OverloadState } from '../overload.js';
+import { registerPublicLimits } from '../public-rate-limit.js';
 
-/** Routes outside the base path and without an API key: probes, signed photo and invoice links, catalogue feeds, signed courier callbacks. */
+/**
+ * Routes outside the base path and without an API key: probes, signed photo and invoice links and catalogue feeds (rate
+ * limited per client address and company), signed courier callbacks.
+ */
 export function registerPublicRoutes(
   app: FastifyInstance,
   {
@@ -29,9 +33,13 @@ export function registerPublicRoutes(
   }: { db: Database; services: Services; config: Config; redis?: Redis; draining: () => boolean; overload: OverloadState },
 ): void {
   registerOpsRoutes(app, { db, draining, overload });
-  registerMediaRoutes(app, services);
-  registerInvoiceRoutes(app, services);
-  registerFeedRoutes(app, services);
+  // Named: Fastify names the context after its plugin function, and traces show it.
+  app.register(async function publicLinks(scope) {
+    const limits = await registerPublicLimits(scope, { config, redis });
+    registerMediaRoutes(scope, services, limits.photos);
+    registerInvoiceRoutes(scope, services, limits.invoices);
+    registerFeedRoutes(scope, services, limits.feeds);
+  });
   registerCourierCallbackRoutes(app, { fulfilment: services.fulfilment, config, redis });
 }
 

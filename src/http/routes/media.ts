@@ -4,6 +4,7 @@ import { extname, resolve, sep } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '../../contract/errors.js';
 import type { Services } from '../../services.js';
+import type { LimitHook } from '../public-rate-limit.js';
 
 const CONTENT_TYPES: Record<string, string> = {
   '.png': 'image/png',
@@ -28,10 +29,10 @@ export function isSafeMediaPath(path: string): boolean {
  * GET /media/<path>?expires=<unix s>&sig=<sig>: photos from MEDIA_DIR for signed links. Outside the
  * API base path and unauthenticated: the signature is the permission.
  */
-export function registerMediaRoutes(app: FastifyInstance, { media }: Pick<Services, 'media'>): void {
+export function registerMediaRoutes(app: FastifyInstance, { media }: Pick<Services, 'media'>, limit: LimitHook): void {
   const root = resolve(media.mediaDir);
 
-  app.get('/media/*', async (req, reply) => {
+  app.get('/media/*', { onRequest: limit }, async (req, reply) => {
     const path = (req.params as { '*': string })['*'];
     const query = req.query as Record<string, unknown>;
     if (!isSafeMediaPath(path)) throw forbidden('this photo link is not valid');

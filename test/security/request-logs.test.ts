@@ -1,0 +1,262 @@
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance, InjectOptions } from 'fastify';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signCallback } from '../../src/couriers/callback-signature.js';
+import { LOG_SERIALIZERS } from '../../src/lib/log-privacy.js';
+import { maskUrl, requestTarget } from '../../src/lib/log-request.js';
+import { scanLogs } from '../../scripts/scan-logs.js';
+import { buildTestApp, type TestApp } from '../helpers/app.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { BASE, orderBody, shop } from '../helpers/orders.js';
+
+/**
+ * Issue 30, section 3: request lines, refusal messages and metrics never hold a secret of a URL (a feed's secret, an
+ * invoice or photo link's signature and expiry, an API key put in a query) nor a customer's phone or e-mail, wherever
+ * a request puts them (path, query, order reference, body). Every route of the app is called, as `npm start` builds
+ * it (the same logger and serializers, the default level), and the captured log is searched for every value in
+ * every encoding.
+ */
+
+const mediaDir = mkdtempSync(join(tmpdir(), 'request-logs-media-'));
+let testDb: TestDatabase;
+let a: TestApp;
+beforeAll(async () => {
+  testDb = await createTestDatabase();
+  a = await buildTestApp(testDb.db, { MEDIA_DIR: mediaDir, PUBLIC_URL: 'https://api.example.in', RATE_LIMIT_MAX: '100000', AUTH_FAILURE_LIMIT: '100000' });
+});
+afterAll(async () => {
+  await a?.app.close();
+  await testDb.drop();
+});
+
+const PHONE = '+91 98123 45678';
+const DIGITS = '9812345678';
+const UNKNOWN_PHONE_DIGITS = '9800000017';
+const EMAIL = 'lakshmi.rao.private@example.in';
+/** An external reference the way WhatsApp shops write them: the customer's number inside. */
+const REFERENCE = `wa-91${DIGITS}-1`;
+const UNKNOWN_REFERENCE = `wa-91${UNKNOWN_PHONE_DIGITS}-2`;
+
+/** Every route of the app as `METHOD template` (HEAD routes are Fastify's copies of GET), read from its router. */
+function routesOf(app: FastifyInstance): string[] {
+  const routes: string[] = [];
+  const stack: string[] = [];
+  for (const line of app.printRoutes().split('\n')) {
+    const m = /^([│ ]*)[├└]── (.*)$/.exec(line);
+    if (!m) continue;
+    const named = /^(.*) \(([A-Z, ]+)\)$/.exec(m[2]);
+    stack.length = m[1].length / 4;
+    stack.push(named ? named[1] : m[2]);
+    if (named) for (const method of named[2].split(', ')) if (method !== 'HEAD') routes.push(`${method} ${stack.join('')}`);
+  }
+  return routes.sort();
+}
+
+describe('request logs at the default level', () => {
+  it('every route, with phones, e-mails, feed secrets, signatures and keys in every place they go: none reaches the log or the metrics', async () => {
+    const s = await shop(a, [{ sku: 'LOGS', name: 'Log Lamp', variants: [{ sku: 'LOGS-1', selling_price: '100.00', stock: '50' }] }]);
+    const key = { 'x-api-key': s.key };
+    const full = await a.services.keys.create(s.companyId, 'all', ['webhooks', 'catalogue']);
+    const admin = { 'x-api-key': full.key };
+    const json = { 'content-type': 'application/json' };
+
+    // an order whose external reference holds the phone, invoiced: its signed invoice link
+    const body = orderBody({
+      customer: { name: 'Lakshmi Rao', phone: PHONE, email: EMAIL },
+      items: [{ product_id: 'LOGS-1', quantity: 1 }],
+      external_reference: REFERENCE,
+    });
+    const placed = await a.app.inject({ method: 'POST', url: `${BASE}/orders`, headers: key, payload: body });
+    expect(placed.statusCode).toBe(201);
+    await a.services.fulfilment.issueInvoice(s.companyId, REFERENCE);
+    const invoice = new URL((await a.app.inject({ url: `${BASE}/orders/${REFERENCE}`, headers: key })).json().data.invoice.url);
+    const invoiceSig = invoice.searchParams.get('sig')!;
+    const invoiceExpires = invoice.searchParams.get('expires')!;
+    // a photo and its signed link, the catalogue feed and its secret, the courier's callback secret
+    mkdirSync(join(mediaDir, s.companyId), { recursive: true });
+    writeFileSync(join(mediaDir, s.companyId, 'lamp.jpg'), Buffer.from([0xff, 0xd8, 0xff, 0xd9]));
+    const photo = new URL((await a.services.media.linker('https://api.example.in'))(`${s.companyId}/lamp.jpg`));
+    const photoSig = photo.searchParams.get('sig')!;
+    const photoExpires = photo.searchParams.get('expires')!;
+    const { token: feedToken } = await a.services.feeds.rotate(s.companyId, 'https://shop.example.in/p/{sku}');
+    const courier = await a.services.fulfilment.configureCourier(s.companyId, { adapter: 'manual' });
+    const callbackBody = JSON.stringify({ order_reference: REFERENCE, status: 'in_transit' });
+    const callbackSignature = signCallback(courier.callback_secret!, callbackBody);
+    const unknownCallbackBody = JSON.stringify({ order_reference: UNKNOWN_REFERENCE, status: 'in_transit' });
+
+    const q = (v: string) => encodeURIComponent(v);
+    const personal = `phone=${q(PHONE)}&email=${q(EMAIL)}&api_key=${full.key}&sig=${invoiceSig}&search=${DIGITS}&${DIGITS}`;
+    const mcp = (name: string, args: Record<string, unknown>) => ({
+      method: 'POST' as const,
+      url: `${BASE}/mcp?${personal}`,
+      headers: { ...key, ...json, accept: 'application/json, text/event-stream' },
+      payload: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } },
+    });
+    const requests: (InjectOptions & { url: string })[] = [
+      { url: `/healthz?${personal}` },
+      { url: `/readyz?token=${feedToken}` },
+      { url: `${BASE}/docs?${personal}` },
+      { url: `${BASE}/docs/` },
+      { url: `${BASE}/docs/static/index.html?email=${q(EMAIL)}` },
+      { url: `${BASE}/docs/static/swagger-initializer.js` },
+      { url: `${BASE}/docs/static/${DIGITS}.css` },
+      { url: `${BASE}/docs/json` },
+      { url: `${BASE}/docs/yaml` },
+      { url: `${BASE}/openapi.json?${personal}` },
+      { method: 'POST', url: `${BASE}/orders?${personal}`, headers: key, payload: body }, // a duplicate
+      {
+        method: 'POST',
+        url: `${BASE}/orders`,
+        headers: key,
+        payload: { ...body, external_reference: UNKNOWN_REFERENCE, items: [{ product_id: DIGITS, quantity: 1 }] },
+      },
+      { url: `${BASE}/orders/${REFERENCE}?phone=${q(PHONE)}`, headers: key },
+      { url: `${BASE}/orders/${q(REFERENCE)}`, headers: key },
+      { url: `${BASE}/orders/${UNKNOWN_REFERENCE}`, headers: key },
+      { url: `${BASE}/orders/${q(EMAIL)}?phone=${q(`+91 ${UNKNOWN_PHONE_DIGITS}`)}`, headers: key },
+      { url: `${BASE}/customers?${personal}&recent_orders=2`, headers: key },
+      { url: `${BASE}/customers?phone=${q(`0${UNKNOWN_PHONE_DIGITS}`)}`, headers: key },
+      { method: 'PUT', url: `${BASE}/customers/messaging-opt-out?${personal}`, headers: key, payload: { phone: PHONE, messaging_opted_out: true } },
+      { url: `${BASE}/catalog/products?${personal}&category=${q(EMAIL)}&limit=5`, headers: key },
+      { url: `${BASE}/catalog/products/${DIGITS}`, headers: key },
+      { url: `${BASE}/catalog/products/${q(EMAIL)}?sig=${photoSig}`, headers: key },
+      { url: `${BASE}/catalog/categories?${personal}`, headers: key },
+      { method: 'PUT', url: `${BASE}/catalog/stock?${personal}`, headers: admin, payload: { items: [{ sku: DIGITS, on_hand: '5' }] } },
+      {
+        method: 'POST',
+        url: `${BASE}/webhooks?${personal}`,
+        headers: admin,
+        payload: { url: `https://hooks.example.in/${DIGITS}`, events: ['order.created'] },
+      },
+      { url: `${BASE}/webhooks?${personal}`, headers: admin },
+      { method: 'DELETE', url: `${BASE}/webhooks/${DIGITS}?${personal}`, headers: admin },
+      mcp('get_order', { reference: REFERENCE, phone: PHONE }),
+      mcp('get_order', { reference: UNKNOWN_REFERENCE }),
+      mcp('find_customer', { phone: PHONE }),
+      { url: `${BASE}/mcp?${personal}`, headers: key },
+      { method: 'DELETE', url: `${BASE}/mcp?${personal}`, headers: key },
+      { url: `/feeds/meta/${s.companyId}/${feedToken}.csv` },
+      { url: `/feeds/meta/${s.companyId}/${feedToken}.csv?${personal}` },
+      { url: `/feeds/meta/${s.companyId}/${feedToken.slice(0, -1)}x.csv` },
+      { url: `/feeds/meta/${DIGITS}/${q(EMAIL)}.csv` },
+      { method: 'POST', url: `/couriers/${s.company.slug}/callback`, headers: { ...json, 'x-courier-signature': callbackSignature }, payload: callbackBody },
+      {
+        method: 'POST',
+        url: `/couriers/${s.company.slug}/callback?${personal}`,
+        headers: { ...json, 'x-courier-signature': signCallback(courier.callback_secret!, unknownCallbackBody) },
+        payload: unknownCallbackBody,
+      },
+      { method: 'POST', url: `/couriers/${DIGITS}/callback`, headers: { ...json, 'x-courier-signature': callbackSignature }, payload: callbackBody },
+      { url: `${invoice.pathname}${invoice.search}` },
+      { method: 'HEAD', url: `${invoice.pathname}${invoice.search}` },
+      { url: `${invoice.pathname}?expires=${invoiceExpires}&sig=${invoiceSig.slice(0, -2)}AA&phone=${q(PHONE)}` },
+      { url: `/invoices/${s.companyId}/${DIGITS}.pdf?expires=${invoiceExpires}&sig=${invoiceSig}` },
+      { url: `${photo.pathname}${photo.search}` },
+      { url: `/media/${s.companyId}/${DIGITS}.jpg?expires=${photoExpires}&sig=${photoSig}` },
+      // no route: the path is shown with its non-word segments masked
+      { url: `${BASE}/orderz/${REFERENCE}?${personal}`, headers: key },
+      { url: `/feeds/meta/${s.companyId}/${feedToken}.csv/more` },
+      { url: `/${q(EMAIL)}/${feedToken}/${invoiceSig}` },
+      { method: 'PATCH', url: `${BASE}/orders/${REFERENCE}`, headers: key },
+      // refused before routing: a malformed escape, an over-long segment, an over-long URL
+      { url: `${BASE}/orders/${REFERENCE}%E0%A4%A?phone=${q(PHONE)}`, headers: key },
+      { url: `${BASE}/orders/${REFERENCE}-${'x'.repeat(1100)}`, headers: key },
+      { url: `${BASE}/customers?phone=${q(PHONE)}&pad=${'x'.repeat(9000)}`, headers: key },
+    ];
+    const answers = [];
+    for (const r of requests) answers.push(Object.assign(await a.app.inject(r), { sent: `${r.method ?? 'GET'} ${r.url}` }));
+    const statuses = answers.map((r) => r.statusCode);
+    // the doors answered as they should (so the log holds what each of them writes)
+    expect(statuses.filter((s) => s < 300).length).toBeGreaterThanOrEqual(20);
+    expect(statuses).toEqual(expect.arrayContaining([400, 401, 403, 404, 405, 414]));
+    expect(answers.find((r) => r.sent.endsWith('.csv') && r.statusCode === 200)).toBeDefined();
+
+    // Every route of the app was called, and its request line names it by its template (the probes write none: they
+    // log only their failures; `/docs/` is the `/docs` route with its trailing slash).
+    const lines = a.logs.filter((l) => l.msg === 'incoming request').map((l) => l.req as { method: string; url: string; params?: Record<string, string> });
+    const seen = new Set(lines.map((l) => `${l.method} ${l.url.split('?')[0]}`));
+    const quiet = ['GET /healthz', 'GET /readyz'];
+    expect(routesOf(a.app).filter((r) => !seen.has(r.replace(/(.)\/$/, '$1')) && !quiet.includes(r))).toEqual([]);
+    expect(lines).toContainEqual(expect.objectContaining({ method: 'GET', url: `${BASE}/orders/:reference?phone=***`, remoteAddress: '127.0.0.1' }));
+    expect(lines).toContainEqual(expect.objectContaining({ url: '/feeds/meta/:company/:file', params: { company: s.companyId } }));
+    expect(lines).toContainEqual(
+      expect.objectContaining({ url: `${BASE}/catalog/products?phone=***&email=***&api_key=***&sig=***&search=***&***=***&category=***&limit=5` }),
+    );
+    expect(lines).toContainEqual(expect.objectContaining({ url: `${BASE}/orderz/***?phone=***&email=***&api_key=***&sig=***&search=***&***=***` }));
+
+    // No order reference repeated in a refusal: the 404 names no reference (REST, MCP, courier callbacks).
+    for (const r of answers) expect(r.body.includes(UNKNOWN_PHONE_DIGITS), `${r.sent.slice(0, 80)}: ${r.body.slice(0, 200)}`).toBe(false);
+
+    const log = a.rawLogs();
+    const metrics = await a.app.metrics.registry.metrics();
+    const secrets = {
+      phone: [PHONE, DIGITS, `91${DIGITS}`, q(PHONE), `98123 45678`, `98123%2045678`, UNKNOWN_PHONE_DIGITS],
+      email: [EMAIL, q(EMAIL), 'lakshmi.rao.private'],
+      reference: [REFERENCE, UNKNOWN_REFERENCE],
+      'feed secret': [feedToken, feedToken.slice(4)],
+      'invoice link': [invoiceSig, invoiceExpires],
+      'photo link': [photoSig, photoExpires],
+      'API key': [s.key, full.key],
+      'courier signature': [callbackSignature, callbackSignature.split('v1=')[1]],
+    };
+    for (const [what, values] of Object.entries(secrets))
+      for (const value of values) {
+        expect(log.includes(value), `the log holds a ${what}: ${value}`).toBe(false);
+        expect(metrics.includes(value), `the metrics hold a ${what}: ${value}`).toBe(false);
+      }
+    // and the scan CI runs over the suite's logs finds no number either, however spaced
+    const dir = mkdtempSync(join(tmpdir(), 'request-logs-'));
+    writeFileSync(join(dir, 'app.log'), log);
+    expect(scanLogs(dir, new Set([DIGITS, UNKNOWN_PHONE_DIGITS]))).toMatchObject({ leaks: [], secrets: [] });
+  });
+});
+
+describe('the request serializer', () => {
+  it('shows the route template, the id parameters and the query values of paging and filters only', () => {
+    const fastify = (url: string, template?: string, params?: Record<string, string>) => ({ url, routeOptions: { url: template }, params });
+    expect(requestTarget(fastify(`${BASE}/orders/${REFERENCE}?phone=%2B91${DIGITS}`, `${BASE}/orders/:reference`, { reference: REFERENCE }))).toEqual({
+      url: `${BASE}/orders/:reference?phone=***`,
+    });
+    expect(requestTarget(fastify('/feeds/meta/co_1/mfd_secret.csv', '/feeds/meta/:company/:file', { company: 'co_1', file: 'mfd_secret.csv' }))).toEqual({
+      url: '/feeds/meta/:company/:file',
+      params: { company: 'co_1' },
+    });
+    expect(requestTarget(fastify(`/catalog/products/${DIGITS}`, '/catalog/products/:id', { id: DIGITS }))).toEqual({ url: '/catalog/products/:id' });
+    expect(requestTarget(fastify('/catalog/products/KURTA-M', '/catalog/products/:id', { id: 'KURTA-M' }))).toEqual({
+      url: '/catalog/products/:id',
+      params: { id: 'KURTA-M' },
+    });
+    // no route: plain words kept, anything else masked
+    expect(requestTarget({ url: `/api/v1/commerce/orderz/${REFERENCE}/${EMAIL}` })).toEqual({ url: '/api/v1/commerce/orderz/***/***' });
+    expect(maskUrl('/x?search=red+kurta&limit=5&in_stock=true&recent_orders=2')).toBe('/x?search=red+kurta&limit=5&in_stock=true&recent_orders=2');
+    expect(maskUrl('/x?PHONE=1&Email=a%40b.in&ph%6Fne=2&phone&expires=1795670479&sig=abc&token=t')).toBe(
+      '/x?PHONE=***&Email=***&phone=***&phone=***&expires=***&sig=***&token=***',
+    );
+    expect(maskUrl(`/x?search=${DIGITS}&search=a%40b.in&limit=%E0%A4%A&9812=1`)).toBe('/x?search=***&search=***&limit=***&***=***');
+    expect(maskUrl('/catalog/products')).toBe('/catalog/products');
+    expect(maskUrl('/x?')).toBe('/x');
+  });
+
+  it('is total: anything logged under `req` gives a line without throwing, and never a digit run of the path', () => {
+    fc.assert(
+      fc.property(fc.anything({ withNullPrototype: true, withObjectString: true }), (value) => {
+        expect(() => JSON.stringify(LOG_SERIALIZERS.req(value))).not.toThrow();
+      }),
+    );
+    const hostile = Object.defineProperty({ url: `/x/${DIGITS}` }, 'routeOptions', {
+      get() {
+        throw new Error('no');
+      },
+    });
+    expect(LOG_SERIALIZERS.req(hostile)).toEqual({ url: undefined });
+    fc.assert(
+      fc.property(fc.webPath(), fc.webQueryParameters(), (path, query) => {
+        const shown = maskUrl(`${path}/${DIGITS}?${query}&phone=${DIGITS}`) ?? '';
+        expect(shown).not.toContain(DIGITS);
+      }),
+    );
+  });
+});
