@@ -145,6 +145,8 @@ export interface PageStock {
  * one statement: the version tells the caller whether its model still describes these variants. Only their stock
  * rows are read: which variants a page shows, and the sums per product, come from the model (the caller's).
  *
+ * The sums are numeric(17,3): what MAX_STOCK_LOCATIONS rows of numeric(14,3) can add up to (contract/catalogue-file.ts).
+ *
  * Its plan is made once per connection, not per request. A named statement is planned with its values five times, then
  * PostgreSQL keeps a generic plan only if that plan's estimated cost is no higher than theirs. Two things keep the two
  * estimates alike, so the generic plan is kept: the stock rows are probed per variant (LATERAL … OFFSET 0: always
@@ -156,8 +158,8 @@ function stockSql({ companyId, keyId }: KeyOwner, wanted: SQL, extra: SQL = sql`
   return sql`WITH ${wanted},
     st AS MATERIALIZED (
       SELECT sl.variant_id,
-             stock_available(sum(sl.on_hand) FILTER (WHERE loc.ships_orders), sum(sl.reserved) FILTER (WHERE loc.ships_orders))::numeric(14, 3) AS available,
-             stock_available(sum(sl.on_hand), sum(sl.reserved))::numeric(14, 3) AS available_total
+             stock_available(sum(sl.on_hand) FILTER (WHERE loc.ships_orders), sum(sl.reserved) FILTER (WHERE loc.ships_orders))::numeric(17, 3) AS available,
+             stock_available(sum(sl.on_hand), sum(sl.reserved))::numeric(17, 3) AS available_total
       FROM wanted
       CROSS JOIN LATERAL (
         SELECT s.variant_id, s.location_id, s.on_hand, s.reserved FROM stock_levels s

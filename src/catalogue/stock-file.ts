@@ -1,26 +1,35 @@
 import { parse } from 'csv-parse/sync';
-import { validationError, type FieldIssue } from '../contract/errors.js';
-import { stockRowInput, type StockRowInput } from '../contract/stock.js';
+import { validationError } from '../contract/errors.js';
+import { stockRowInput, type StockField, type StockRowInput, type UnreadableStockRow } from '../contract/stock.js';
 
 /**
  * A stock file (CSV with a header row): `sku` or `barcode`, `on_hand`, and optionally `location` (a location code;
  * default the one that ships orders). A byte-order mark, Windows or Unix line ends, quoted fields and blank lines are
- * taken as spreadsheets write them. Every row is checked; problems name their row (the file's line) and column.
+ * taken as spreadsheets write them, and so are header names in any case with spaces or underscores (`On Hand`).
+ * A row that does not read is kept with its problems, so the stock service reports them with those it finds (unknown
+ * SKU, duplicates): one report for the whole file, each problem at its line and column.
  */
 export const STOCK_COLUMNS = ['sku', 'barcode', 'location', 'on_hand'] as const;
 
 export interface StockFile {
-  rows: StockRowInput[];
-  /** the file line of each row, for problems the database finds (unknown SKU, duplicates) */
+  rows: (StockRowInput | UnreadableStockRow)[];
+  /** the file line of each row */
   lines: number[];
 }
+
+/** `On Hand`, `on hand`, `ON_HAND` -> `on_hand`. */
+const columnName = (header: string) =>
+  header
+    .trim()
+    .toLowerCase()
+    .replace(/[\s_]+/g, '_');
 
 export function readStockFile(text: string): StockFile {
   let records: { record: Record<string, string>; info: { lines: number } }[];
   try {
     records = parse(text, {
       bom: true,
-      columns: (header: string[]) => header.map((h) => h.trim().toLowerCase()),
+      columns: (header: string[]) => header.map(columnName),
       record_delimiter: ['\r\n', '\n'],
       skip_empty_lines: true,
       trim: true,
@@ -39,22 +48,18 @@ export function readStockFile(text: string): StockFile {
         message: `the header must name sku or barcode, on_hand, and optionally location${unknown.length ? `; unknown: ${unknown.join(', ')}` : ''}`,
       },
     ]);
-  const rows: StockRowInput[] = [];
+  const rows: StockFile['rows'] = [];
   const lines: number[] = [];
-  const problems: FieldIssue[] = [];
   for (const { record, info } of records) {
     // an empty cell is an absent value
     const values = Object.fromEntries(Object.entries(record).filter(([, v]) => v !== ''));
     const parsed = stockRowInput.safeParse(values);
-    if (!parsed.success) {
-      for (const issue of parsed.error.issues)
-        if (problems.length < 100) problems.push({ path: `line ${info.lines}, column ${String(issue.path[0] ?? 'on_hand')}`, message: issue.message });
-      continue;
-    }
-    rows.push(parsed.data);
+    rows.push(
+      parsed.success
+        ? parsed.data
+        : { problems: parsed.error.issues.map((issue) => ({ field: (issue.path[0] ?? 'on_hand') as StockField, message: issue.message })) },
+    );
     lines.push(info.lines);
   }
-  if (problems.length)
-    throw validationError(problems, `${problems.length} problem(s) in the file, nothing was changed; first: ${problems[0].path}: ${problems[0].message}`);
   return { rows, lines };
 }

@@ -7,6 +7,8 @@ export interface VariantKey {
   id: string;
   sku: string;
   barcode: string | null;
+  /** its product's selling unit: a counted one takes whole figures only (lib/units.ts) */
+  unit: string;
 }
 
 export interface LocationRow {
@@ -19,9 +21,9 @@ export interface LocationRow {
 /** The company's variants named by any of these SKUs or barcodes. */
 export function variantsByKeys(db: Db, companyId: string, skus: string[], barcodes: string[]): Promise<VariantKey[]> {
   return db.query<VariantKey>(sql`
-    SELECT id, sku, barcode FROM variants
-    WHERE company_id = ${companyId}
-      AND (sku = ANY(${sql.param(skus)}::text[]) OR barcode = ANY(${sql.param(barcodes)}::text[]))`);
+    SELECT v.id, v.sku, v.barcode, p.unit FROM variants v JOIN products p ON p.company_id = ${companyId} AND p.id = v.product_id
+    WHERE v.company_id = ${companyId}
+      AND (v.sku = ANY(${sql.param(skus)}::text[]) OR v.barcode = ANY(${sql.param(barcodes)}::text[]))`);
 }
 
 export function locationsOf(db: Db, companyId: string): Promise<LocationRow[]> {

@@ -1,27 +1,31 @@
 import type { Db } from '../db/index.js';
 import { AppError, validationError, type FieldIssue } from '../contract/errors.js';
-import type { StockRowInput, StockUpdateResult } from '../contract/stock.js';
+import type { StockField, StockRowInput, StockUpdateResult, UnreadableStockRow } from '../contract/stock.js';
 import { Decimal, qty } from '../lib/money.js';
+import { isWholeUnit, wholeNumberMessage } from '../lib/units.js';
 import { refreshInStockOfVariants } from './catalogue.queries.js';
 import { locationsOf, setOnHand, variantsByKeys } from './stock.queries.js';
 
 /** Where a row's field is, in the caller's words: `items[3].sku` over REST, `row 5, column sku` in a CSV file. */
-export type RowPlace = (index: number, field: 'sku' | 'barcode' | 'location' | 'on_hand') => string;
+export type RowPlace = (index: number, field: StockField) => string;
 
 /** Problems reported at most, so a file with every row wrong still gives a readable answer. */
 const MAX_PROBLEMS = 100;
 
 /**
  * Setting on-hand quantities for many variants at once (issue 20): every row is checked first (each variant and
- * location exists, no (variant, location) twice), every problem is reported with its place, and then all rows are
- * written in one transaction, or none. Reservations are never touched: `available` is on_hand − reserved.
+ * location exists, no (variant, location) twice, a whole figure for a product sold in counted units), every problem
+ * is reported with its place, and then all rows are written in one transaction, or none. A file's rows that did not
+ * read come with their problems, reported in the same answer. `onChecked` runs once every row has passed, before
+ * anything is written. Reservations are never touched: `available` is on_hand − reserved.
  */
 export function createStockService({ db }: { db: Db }) {
   return {
-    async set(companyId: string, rows: StockRowInput[], place: RowPlace): Promise<StockUpdateResult> {
+    async set(companyId: string, rows: (StockRowInput | UnreadableStockRow)[], place: RowPlace, onChecked: () => void = () => {}): Promise<StockUpdateResult> {
       return db.tx(async (tx) => {
-        const skus = [...new Set(rows.flatMap((r) => (r.sku ? [r.sku] : [])))];
-        const barcodes = [...new Set(rows.flatMap((r) => (r.barcode ? [r.barcode] : [])))];
+        const readable = rows.filter((r): r is StockRowInput => !('problems' in r));
+        const skus = [...new Set(readable.flatMap((r) => (r.sku ? [r.sku] : [])))];
+        const barcodes = [...new Set(readable.flatMap((r) => (r.barcode ? [r.barcode] : [])))];
         const [variants, locations] = await Promise.all([variantsByKeys(tx, companyId, skus, barcodes), locationsOf(tx, companyId)]);
         const bySku = new Map(variants.map((v) => [v.sku, v]));
         const byBarcode = new Map(variants.flatMap((v) => (v.barcode ? [[v.barcode, v] as const] : [])));
@@ -37,6 +41,10 @@ export function createStockService({ db }: { db: Db }) {
         const seen = new Map<string, number>();
         const writes: { variantId: string; locationId: string; onHand: string; sku: string; location: string }[] = [];
         rows.forEach((r, i) => {
+          if ('problems' in r) {
+            for (const p of r.problems) problem(place(i, p.field), p.message);
+            return;
+          }
           const variant = r.sku ? bySku.get(r.sku) : byBarcode.get(r.barcode!);
           if (!variant) problem(place(i, r.sku ? 'sku' : 'barcode'), `no variant with this ${r.sku ? 'SKU' : 'barcode'}`);
           const location = r.location ? byCode.get(r.location) : shipping;
@@ -45,6 +53,8 @@ export function createStockService({ db }: { db: Db }) {
               place(i, 'location'),
               r.location ? `no stock location with code "${r.location}"` : 'the company has no active location that ships orders; name one',
             );
+          if (variant && isWholeUnit(variant.unit) && !new Decimal(r.on_hand).isInteger())
+            problem(place(i, 'on_hand'), wholeNumberMessage(variant.unit, variant.sku));
           if (!variant || !location) return;
           const key = `${variant.id} ${location.id}`;
           const first = seen.get(key);
@@ -61,6 +71,7 @@ export function createStockService({ db }: { db: Db }) {
           throw validationError(problems, `${total} problem${total === 1 ? '' : 's'}${more}, nothing was changed; first: ${first}`);
         }
         if (writes.length === 0) throw new AppError('validation_failed', 'no rows to apply');
+        onChecked();
 
         const written = await setOnHand(tx, companyId, writes);
         // the in-stock flags of the products whose stock changed, after their stock rows (lock order: stock, then products)

@@ -1,20 +1,42 @@
 import { z } from 'zod';
+import { Decimal } from '../lib/money.js';
 
 /** The catalogue file format (docs/catalogue-import.md), read by import and written by export. */
 
-const MONEY = /^\d{1,10}(\.\d{1,2})?$/;
-const QUANTITY = /^\d{1,11}(\.\d{1,3})?$/;
+/**
+ * The bounds of the file's figures (docs/decisions.md, "Numeric bounds"). A price fits its numeric(12,2) column; an
+ * on-hand figure is at most MAX_ON_HAND at one location and a company has at most MAX_STOCK_LOCATIONS locations, so
+ * the catalogue's sum over locations always fits (read-model.queries.ts) and a location's figure keeps room for
+ * returned goods to come back on top of it.
+ */
+export const MAX_PRICE = '9999999999.99';
+export const MAX_ON_HAND = '999999999.999';
+export const MAX_STOCK_LOCATIONS = 1000;
 
-/** A decimal as a string (or a plain JSON number, taken by its text, so 0.1 stays 0.1). */
-const decimal = (pattern: RegExp, message: string) =>
-  z
-    .union([z.string(), z.number()], { error: message })
+/** `places` decimals and as many integer digits as `max` has: a pattern a JSON Schema can publish. */
+const decimalPattern = (max: string, places: number) => new RegExp(`^\\d{1,${max.split('.')[0].length}}(\\.\\d{1,${places}})?$`);
+
+/**
+ * A non-negative decimal as a string, or a plain JSON number taken by its text (so 0.1 stays 0.1), from 0 to `max`
+ * with at most `places` decimals. One rule and one message for both forms, reported once; the bound is published
+ * (the string's pattern, the number's maximum).
+ */
+const decimal = (max: string, places: number, message: string) => {
+  const pattern = decimalPattern(max, places);
+  return z
+    .union([z.string().meta({ pattern: pattern.source }), z.number().min(0, message).max(Number(max), message)], { error: message })
     .transform((v) => String(v).trim())
-    .pipe(z.string().regex(pattern, message));
+    .pipe(
+      z
+        .string()
+        .regex(pattern, { error: message, abort: true })
+        .refine((v) => new Decimal(v).lte(max), message),
+    );
+};
 
-export const money = decimal(MONEY, 'must be a decimal with up to 2 places');
-export const quantityText = decimal(QUANTITY, 'must be a non-negative decimal with up to 3 places');
-const taxRate = decimal(MONEY, 'must be a GST percentage such as "18" or "5.00"').refine((v) => Number(v) <= 100, 'must be at most 100');
+export const money = decimal(MAX_PRICE, 2, `must be a decimal with up to 2 places, at most ${MAX_PRICE}`);
+export const quantityText = decimal(MAX_ON_HAND, 3, `must be a non-negative decimal with up to 3 places, at most ${MAX_ON_HAND}`);
+const taxRate = decimal('100', 2, 'must be a GST percentage from 0 to 100 with up to 2 places, such as "18" or "5.00"');
 
 const text = (max: number) => z.string({ error: 'must be a string' }).trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`);
 const optionalText = (max: number) =>

@@ -4,7 +4,7 @@ import { normalizePhone } from '../lib/phone.js';
 import { resolveDeliveryState } from '../lib/pincode.js';
 import { nullsAsAbsent } from './validation.js';
 
-/** Largest quantity one line may ask for; keeps every total inside the numeric columns. */
+/** Largest quantity one line may ask for; a line's total against its price is checked when the order is priced (order-input.ts). */
 export const MAX_QUANTITY = 1_000_000;
 export const MAX_ITEMS = 50;
 
@@ -54,13 +54,20 @@ const QUANTITY_RULE = 'must be a number greater than 0 with at most 3 decimals, 
 
 /**
  * Quantity as a JSON number or a decimal string; `2`, `"2"` and `"2.000"` are equal. Exponents in strings
- * ("1e3") are refused; a JSON number written 1e3 is the number 1000 once parsed, so it is accepted.
+ * ("1e3") are refused; a JSON number written 1e3 is the number 1000 once parsed, so it is accepted. The number's
+ * bounds are published; whether a fraction is allowed depends on the product's unit, known once the item is looked
+ * up (order-input.ts).
  */
-export const quantityInput = z.union([z.number(), z.string()], { error: QUANTITY_RULE }).superRefine((value, ctx) => {
-  const parsed = parseQuantity(value);
-  if (parsed === null) ctx.addIssue({ code: 'custom', message: QUANTITY_RULE });
-  else if (parsed.gt(MAX_QUANTITY)) ctx.addIssue({ code: 'custom', message: `must be at most ${MAX_QUANTITY}` });
-});
+export const quantityInput = z
+  .union([z.number().meta({ minimum: 0.001, maximum: MAX_QUANTITY }), z.string()], { error: QUANTITY_RULE })
+  .superRefine((value, ctx) => {
+    const parsed = parseQuantity(value);
+    if (parsed === null) ctx.addIssue({ code: 'custom', message: QUANTITY_RULE });
+    else if (parsed.gt(MAX_QUANTITY)) ctx.addIssue({ code: 'custom', message: `must be at most ${MAX_QUANTITY}` });
+  })
+  .describe(
+    `Units to order: more than 0 and at most ${MAX_QUANTITY}, with up to 3 decimals for a product sold by measure (unit KG, G, L, ML, M...); a whole number for one sold in counted units (PCS, BOX, PAC, SET...).`,
+  );
 
 /** The quantity as an exact decimal, or null when it is not a positive number with at most 3 decimals. */
 export function parseQuantity(value: number | string): Decimal | null {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { quantityText } from './catalogue-file.js';
+import { MAX_ON_HAND, quantityText } from './catalogue-file.js';
 
 /** Setting on-hand stock for many variants at once (issue 20): PUT {base}/catalog/stock and `catalog stock`. */
 
@@ -20,13 +20,21 @@ export const stockRowInput = z
       .max(40, 'must be at most 40 characters')
       .optional()
       .describe('Stock location code; default: the location that ships orders.'),
-    on_hand: quantityText.describe('Units physically on hand, a non-negative decimal string with up to 3 places (e.g. "12" or "2.500").'),
+    on_hand: quantityText.describe(
+      `Units physically on hand at the location, a non-negative decimal string with up to 3 places (e.g. "12" or "2.500"), at most ${MAX_ON_HAND}; a whole number for a product sold in counted units (PCS, BOX...; the product's unit).`,
+    ),
   })
   .superRefine((row, ctx) => {
     if (!row.sku && !row.barcode) ctx.addIssue({ code: 'custom', path: ['sku'], message: 'give sku or barcode' });
     if (row.sku && row.barcode) ctx.addIssue({ code: 'custom', path: ['barcode'], message: 'give sku or barcode, not both' });
   });
 export type StockRowInput = z.output<typeof stockRowInput>;
+export type StockField = 'sku' | 'barcode' | 'location' | 'on_hand';
+
+/** A row read from a file that did not pass `stockRowInput`: its problems by column, reported with every other row's. */
+export interface UnreadableStockRow {
+  problems: { field: StockField; message: string }[];
+}
 
 export const setStockBody = z.object({
   items: z

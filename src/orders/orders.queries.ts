@@ -22,6 +22,8 @@ import {
 export type OrderableVariant = Pick<VariantRow, 'id' | 'sku' | 'barcode' | 'name' | 'selling_price'> & {
   product_name: ProductRow['name'];
   tax_rate: ProductRow['tax_rate'];
+  /** its product's selling unit: a counted one is ordered in whole numbers (lib/units.ts) */
+  unit: ProductRow['unit'];
   /** v.active AND p.active */
   for_sale: boolean;
 };
@@ -29,7 +31,7 @@ export type OrderableVariant = Pick<VariantRow, 'id' | 'sku' | 'barcode' | 'name
 /** Variants whose SKU, id or barcode is one of `identifiers` (active or not; the caller decides). */
 export async function findVariantsByIdentifiers(db: Db, companyId: string, identifiers: string[]): Promise<OrderableVariant[]> {
   return db.query<OrderableVariant>(
-    sql`SELECT v.id, v.sku, v.barcode, v.name, p.name AS product_name, v.selling_price, p.tax_rate, (v.active AND p.active) AS for_sale
+    sql`SELECT v.id, v.sku, v.barcode, v.name, p.name AS product_name, v.selling_price, p.tax_rate, p.unit, (v.active AND p.active) AS for_sale
         FROM variants v JOIN products p ON p.company_id = v.company_id AND p.id = v.product_id
         WHERE v.company_id = ${companyId} AND (v.sku = ANY(${sql.param(identifiers)}::text[]) OR v.id = ANY(${sql.param(identifiers)}::text[]) OR v.barcode = ANY(${sql.param(identifiers)}::text[]))`,
     'variants_by_identifiers',
@@ -70,7 +72,7 @@ export async function orderPrelude(
           (SELECT id FROM stock_locations WHERE company_id = ${companyId} AND ships_orders AND active) AS location_id,
           coalesce((SELECT auto_courier_booking FROM companies WHERE id = ${companyId}), false) AS auto_courier_booking,
           (SELECT coalesce(json_agg(json_build_object('id', v.id, 'sku', v.sku, 'barcode', v.barcode, 'name', v.name, 'product_name', p.name,
-                    'selling_price', v.selling_price::text, 'tax_rate', p.tax_rate::text, 'for_sale', v.active AND p.active)), '[]'::json)
+                    'selling_price', v.selling_price::text, 'tax_rate', p.tax_rate::text, 'unit', p.unit, 'for_sale', v.active AND p.active)), '[]'::json)
            FROM variants v JOIN products p ON p.company_id = v.company_id AND p.id = v.product_id
            WHERE v.company_id = ${companyId}
              AND (v.sku = ANY(${wanted}) OR v.id = ANY(${wanted}) OR v.barcode = ANY(${wanted}))) AS variants,

@@ -8,7 +8,7 @@ import { normalizePhone } from '../lib/phone.js';
 import { addressOnFile } from '../customers/customers.service.js';
 import type { MediaService } from '../media/media.service.js';
 import { orderOut } from '../contract/order-output.js';
-import { deliveryAddress, MAX_AMOUNT, resolveLines } from './order-input.js';
+import { deliveryAddress, resolveLines } from './order-input.js';
 import { createOrderWriter, type PlaceOrderInput } from './order-writer.js';
 import { orderLookupByReference } from './order-events.js';
 import { findOrderById, findOrderIdByExternalReference, findOrderLines, orderPrelude, REFERENCE_TAKEN, type LineRow, type NewLine } from './orders.queries.js';
@@ -75,7 +75,6 @@ export function createOrderService({
       const given = body.delivery_address ? deliveryAddress(body.delivery_address) : null;
       const lines = resolveLines(body.items, prelude.variants);
       const amount = lines.reduce((sum, l) => sum.plus(l.lineTotal), new Decimal(0));
-      if (amount.gt(MAX_AMOUNT)) throw validationError([{ path: 'items', message: `the order total ${money(amount)} is larger than allowed` }]);
       if (!prelude.location_id) throw new AppError('unprocessable', 'the company has no active stock location to ship orders from; nothing was created');
 
       const address = given ?? (prelude.customer ? addressOnFile(prelude.customer) : null);

@@ -184,7 +184,7 @@ describe('catalogue import', () => {
     expect(err).toBeInstanceOf(AppError);
     expect((err as AppError).details).toEqual(
       expect.arrayContaining([
-        { path: 'products[0].variants[0].selling_price', message: 'must be a decimal with up to 2 places' },
+        { path: 'products[0].variants[0].selling_price', message: 'must be a decimal with up to 2 places, at most 9999999999.99' },
         expect.objectContaining({ path: 'products[1].tax_rate' }),
         { path: 'products[2].variants', message: 'a product needs at least one variant' },
         // a broken product does not hide the reference problems of the others
@@ -271,7 +271,9 @@ describe('catalogue import', () => {
     const out: string[] = [];
     const cli = commandContext({ db: ctx.db, services: ctx.services, json: true, out: (t: string) => out.push(t) });
     await expect(catalogCommands['catalog import'].run(['--company', co.company.id, join(dir, 'bad.json')], cli)).rejects.toThrow(/problem/);
-    expect(JSON.parse(out[0]).problems).toEqual([{ path: 'products[0].variants[0].selling_price', message: 'must be a decimal with up to 2 places' }]);
+    expect(JSON.parse(out[0]).problems).toEqual([
+      { path: 'products[0].variants[0].selling_price', message: 'must be a decimal with up to 2 places, at most 9999999999.99' },
+    ]);
   });
 });
 

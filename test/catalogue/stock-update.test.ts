@@ -26,7 +26,8 @@ const catalogue = () => [
       { sku: 'KURTA-L', barcode: '8901234500028', selling_price: '899.00', stock: '4' },
     ],
   },
-  { sku: 'DUPATTA', name: 'Dupatta', variants: [{ sku: 'DUPATTA-1', selling_price: '299.00' }] },
+  // sold by the metre: its stock takes decimals, where the kurta's (pieces) takes whole numbers
+  { sku: 'DUPATTA', name: 'Dupatta fabric', unit: 'M', variants: [{ sku: 'DUPATTA-1', selling_price: '299.00' }] },
 ];
 
 async function stockShop() {
@@ -129,6 +130,9 @@ describe('PUT /catalog/stock', () => {
       [[{ sku: 'KURTA-M', on_hand: '-1' }], 'items[0].on_hand', /non-negative/],
       [[{ sku: 'KURTA-M', on_hand: '1.2345' }], 'items[0].on_hand', /3 places/],
       [[{ sku: 'KURTA-M', on_hand: '100000000000' }], 'items[0].on_hand', /non-negative/],
+      [[{ sku: 'KURTA-M', on_hand: '1000000000' }], 'items[0].on_hand', /at most 999999999\.999/],
+      [[{ sku: 'KURTA-M', on_hand: 1e9 }], 'items[0].on_hand', /at most 999999999\.999/],
+      [[{ sku: 'KURTA-M', on_hand: '2.5' }], 'items[0].on_hand', /whole number of PCS: KURTA-M/],
       [[{ sku: 'KURTA-M' }], 'items[0].on_hand', /./],
       [[], 'items', /at least one/],
       [[{ sku: '', on_hand: '1' }], 'items[0].sku', /empty/],
@@ -140,8 +144,12 @@ describe('PUT /catalog/stock', () => {
       expect(detail, `${JSON.stringify(items)}: ${res.body}`).toBeDefined();
       expect(detail!.message).toMatch(message);
     }
-    // the largest quantity the column holds is taken
-    expect((await put(s.stockKey, [{ sku: 'KURTA-M', on_hand: '99999999999.999' }])).statusCode).toBe(200);
+    // the bound is taken (docs/decisions.md, numeric bounds)
+    const atBound = await put(s.stockKey, [
+      { sku: 'KURTA-M', on_hand: '999999999' },
+      { sku: 'DUPATTA-1', on_hand: '999999999.999' },
+    ]);
+    expect(atBound.statusCode, atBound.body).toBe(200);
   });
 
   it(`takes ${MAX_STOCK_ROWS} rows in one request and refuses ${MAX_STOCK_ROWS + 1}`, async () => {
@@ -219,12 +227,12 @@ describe('admin CLI: catalog stock <file.csv>', () => {
 
   it('reads a spreadsheet export (byte-order mark, Windows line ends, quoted fields, blank lines, any column order)', async () => {
     const s = await stockShop();
-    const path = file('\ufeffLocation,SKU,On_Hand\r\nWH,"KURTA-M",12\r\n\r\nSTORE,KURTA-M,"1.5"\r\n,DUPATTA-1,7\r\n');
+    const path = file('\ufeffLocation,SKU,On_Hand\r\nWH,"KURTA-M",12\r\n\r\nSTORE,DUPATTA-1,"1.5"\r\n,DUPATTA-1,7\r\n');
     const res = await admin('catalog', 'stock', '--company', s.company.slug, path, '--json');
     expect(res.code, res.out).toBe(0);
     expect(JSON.parse(res.out)).toEqual({ rows: 3, updated: 3, unchanged: 0, short: [] });
     const after = await levels(s.companyId);
-    expect(after).toMatchObject({ 'KURTA-M@WH': '12.000/0.000', 'KURTA-M@STORE': '1.500/0.000', 'DUPATTA-1@WH': '7.000/0.000' });
+    expect(after).toMatchObject({ 'KURTA-M@WH': '12.000/0.000', 'DUPATTA-1@STORE': '1.500/0.000', 'DUPATTA-1@WH': '7.000/0.000' });
     // again: nothing changes
     expect(JSON.parse((await admin('catalog', 'stock', '--company', s.company.slug, path, '--json')).out)).toMatchObject({ updated: 0, unchanged: 3 });
   });
@@ -235,8 +243,8 @@ describe('admin CLI: catalog stock <file.csv>', () => {
     const bad = await admin('catalog', 'stock', '--company', s.company.slug, file('sku,on_hand\nKURTA-M,abc\nKURTA-L,-2\nKURTA-M,5\n'), '--json');
     expect(bad.code).not.toBe(0);
     expect(JSON.parse(bad.out).problems).toEqual([
-      { path: 'line 2, column on_hand', message: 'must be a non-negative decimal with up to 3 places' },
-      { path: 'line 3, column on_hand', message: 'must be a non-negative decimal with up to 3 places' },
+      { path: 'line 2, column on_hand', message: 'must be a non-negative decimal with up to 3 places, at most 999999999.999' },
+      { path: 'line 3, column on_hand', message: 'must be a non-negative decimal with up to 3 places, at most 999999999.999' },
     ]);
     const unknown = await admin('catalog', 'stock', '--company', s.company.slug, file('sku,on_hand\nKURTA-M,5\nNOPE,1\n'), '--json');
     expect(JSON.parse(unknown.out).problems).toEqual([{ path: 'line 3, column sku', message: 'no variant with this SKU' }]);

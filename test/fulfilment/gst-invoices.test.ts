@@ -238,6 +238,7 @@ describe('GST invoice PDF', () => {
               name: `Product ${n}`,
               tax_rate: l.rate,
               hsn_code: '9999',
+              unit: 'KG', // sold by weight: the random quantities have decimals
               variants: [{ sku: `${sku}-V`, selling_price: l.price, stock: '1000' }],
             });
             items.push({ product_id: `${sku}-V`, quantity: l.quantity });

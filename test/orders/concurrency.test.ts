@@ -127,7 +127,7 @@ describe('POST /orders under real concurrency', () => {
 
   it('orders over several variants in opposite item orders in parallel: no error reaches a caller, stock adds up', async () => {
     const variants = ['A', 'B', 'C', 'D'].map((k) => ({ sku: `MIX-${k}`, selling_price: '100.00', stock: '1000' }));
-    const s = await shop(ctx, [{ sku: 'MIX', name: 'Mix', variants }]);
+    const s = await shop(ctx, [{ sku: 'MIX', name: 'Mix', unit: 'KG', variants }]); // by weight: 1.5 a line
     const url = await listeningUrl(ctx);
     const skus = variants.map((v) => v.sku);
     const results = await Promise.all(

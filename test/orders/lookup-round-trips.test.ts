@@ -37,7 +37,7 @@ describe('GET /orders/{reference}: round trips', () => {
       payload: orderBody({
         items: [
           { product_id: 'TEE-M', quantity: 2 },
-          { product_id: 'TEE-L', quantity: '1.5' },
+          { product_id: 'TEE-L', quantity: '3' },
         ],
       }),
     });
@@ -49,7 +49,7 @@ describe('GET /orders/{reference}: round trips', () => {
       expect(res.statusCode).toBe(200);
       expect(res.json().data.items).toEqual([
         { sku: 'TEE-M', name: 'Tee (M)', quantity: '2.000', unit_price: '299.00', line_total: '598.00' },
-        { sku: 'TEE-L', name: 'Tee (L)', quantity: '1.500', unit_price: '319.00', line_total: '478.50' },
+        { sku: 'TEE-L', name: 'Tee (L)', quantity: '3.000', unit_price: '319.00', line_total: '957.00' },
       ]);
       expect(requestStatements(recorder.statements)).toHaveLength(1);
       expect(requestStatements(recorder.statements)[0]).toContain('AS key_ok');

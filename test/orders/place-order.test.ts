@@ -18,6 +18,7 @@ const catalogue = () => [
     ],
   },
   { sku: 'RICE', name: 'Basmati Rice', unit: 'KG', variants: [{ sku: 'RICE-1', selling_price: '99.99', stock: '50.5' }] },
+  { sku: 'DAL', name: 'Toor Dal', unit: 'KG', variants: [{ sku: 'DAL-1', selling_price: '33.33', stock: '100' }] },
   { sku: 'GONE', name: 'Discontinued', active: false, variants: [{ sku: 'GONE-1', selling_price: '10.00', stock: '5' }] },
   { sku: 'NOSTOCK', name: 'Never stocked', variants: [{ sku: 'NOSTOCK-1', selling_price: '10.00', stock: {} }] },
 ];
@@ -88,7 +89,7 @@ describe('POST /orders: creation', () => {
     const half = await post(ctx, s.headers, orderBody({ items: [{ product_id: 'RICE-1', quantity: '0.005' }] }));
     expect(half.body.data.items[0].line_total).toBe('0.50');
     // 0.015 × 33.33 = 0.49995 -> 0.50; a float would give 0.49994999...
-    const third = await post(ctx, s.headers, orderBody({ items: [{ product_id: 'TEE-M', quantity: '0.015' }] }));
+    const third = await post(ctx, s.headers, orderBody({ items: [{ product_id: 'DAL-1', quantity: '0.015' }] }));
     expect(third.body.data.items[0].line_total).toBe('0.50');
   });
 
@@ -102,18 +103,20 @@ describe('POST /orders: creation', () => {
           { product_id: 'TEE-M', quantity: 1 },
           { product_id: 'RICE-1', quantity: '0.5' },
           { product_id: '8901234567890', quantity: '2' },
-          { product_id: s.variantIds['TEE-M'], quantity: 0.25 },
+          { product_id: s.variantIds['TEE-M'], quantity: 1 },
+          { product_id: 'RICE-1', quantity: 0.25 },
         ],
       }),
     );
     expect(res.status).toBe(201);
     expect(res.body.data.items).toEqual([
-      { sku: 'TEE-M', name: 'Cotton Tee (M)', quantity: '3.250', unit_price: '33.33', line_total: '108.32' },
-      { sku: 'RICE-1', name: 'Basmati Rice', quantity: '0.500', unit_price: '99.99', line_total: '50.00' },
+      { sku: 'TEE-M', name: 'Cotton Tee (M)', quantity: '4.000', unit_price: '33.33', line_total: '133.32' },
+      { sku: 'RICE-1', name: 'Basmati Rice', quantity: '0.750', unit_price: '99.99', line_total: '74.99' },
     ]);
-    expect(res.body.data.amount).toBe('158.32');
+    expect(res.body.data.amount).toBe('208.31');
     const row = await stockRow(ctx, s.companyId, s.variantIds['TEE-M']);
-    expect(row).toMatchObject({ reserved: '3.250', open: '3.250' });
+    expect(row).toMatchObject({ reserved: '4.000', open: '4.000' });
+    expect(await stockRow(ctx, s.companyId, s.variantIds['RICE-1'])).toMatchObject({ reserved: '0.750', open: '0.750' });
   });
 
   it('404 for unknown or not-for-sale items lists the product_ids as sent; nothing is written', async () => {
@@ -157,7 +160,7 @@ describe('POST /orders: creation', () => {
         items: [
           { product_id: 'TEE-M', quantity: 1 },
           { product_id: 'TEE-L', quantity: 4 },
-          { product_id: 'NOSTOCK-1', quantity: '0.5' },
+          { product_id: 'NOSTOCK-1', quantity: '1' },
         ],
       }),
     );
@@ -165,7 +168,7 @@ describe('POST /orders: creation', () => {
     expect(res.body.error.code).toBe('insufficient_stock');
     expect(res.body.error.details).toEqual([
       { product_id: 'TEE-L', requested: '4.000', available: '3.000' },
-      { product_id: 'NOSTOCK-1', requested: '0.500', available: '0.000' },
+      { product_id: 'NOSTOCK-1', requested: '1.000', available: '0.000' },
     ]);
     expect(await count(ctx, 'orders', s.companyId)).toBe(0);
     expect(await count(ctx, 'customers', s.companyId)).toBe(0);

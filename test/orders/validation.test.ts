@@ -7,7 +7,10 @@ const ctx = useTestApp();
 let s: Awaited<ReturnType<typeof shop>>;
 
 beforeAll(async () => {
-  s = await shop(ctx, [{ sku: 'TEE', name: 'Tee', variants: [{ sku: 'TEE-M', barcode: '8901234567890', selling_price: '299.00', stock: '1000' }] }]);
+  s = await shop(ctx, [
+    { sku: 'TEE', name: 'Tee', variants: [{ sku: 'TEE-M', barcode: '8901234567890', selling_price: '299.00', stock: '1000' }] },
+    { sku: 'RICE', name: 'Rice', unit: 'KG', variants: [{ sku: 'RICE-1', selling_price: '99.00', stock: '1000' }] },
+  ]);
 });
 
 const place = (overrides: Record<string, unknown>) => post(ctx, s.headers, orderBody(overrides));
@@ -93,8 +96,11 @@ describe('POST /orders validation, each rule at its edge', () => {
     const asString = await expectOk({ items: [{ product_id: 'TEE-M', quantity: '2' }] });
     expect(asNumber.items).toEqual(asString.items);
     expect(asNumber.items[0]).toMatchObject({ quantity: '2.000', line_total: '598.00' });
-    expect((await expectOk({ items: [{ product_id: 'TEE-M', quantity: '2.500' }] })).items[0].quantity).toBe('2.500');
-    expect((await expectOk({ items: [{ product_id: 'TEE-M', quantity: 0.001 }] })).items[0].quantity).toBe('0.001');
+    // decimals for a product sold by weight; whole numbers for one sold in pieces
+    expect((await expectOk({ items: [{ product_id: 'RICE-1', quantity: '2.500' }] })).items[0].quantity).toBe('2.500');
+    expect((await expectOk({ items: [{ product_id: 'RICE-1', quantity: 0.001 }] })).items[0].quantity).toBe('0.001');
+    expect((await expectOk({ items: [{ product_id: 'TEE-M', quantity: '2.000' }] })).items[0].quantity).toBe('2.000');
+    expect(await expectInvalid({ items: [{ product_id: 'TEE-M', quantity: '2.500' }] }, 'items[0].quantity')).toMatch(/whole number of PCS/);
     expect(await expectInvalid({ items: [{ product_id: 'TEE-M', quantity: 1_000_001 }] }, 'items[0].quantity')).toMatch(/at most 1000000/);
   });
 
@@ -112,7 +118,7 @@ describe('POST /orders validation, each rule at its edge', () => {
       {
         items: [
           { product_id: 'TEE-M', quantity: 600_000 },
-          { product_id: '8901234567890', quantity: '400000.001' },
+          { product_id: '8901234567890', quantity: '400001' },
         ],
       },
       'items[1].quantity',

@@ -5,7 +5,8 @@ import type { BrandRow, CategoryRow, ProductRow, StockLocationRow, VariantRow } 
 import { AppError, validationError, type FieldIssue } from '../../contract/errors.js';
 import { checkTaxProfile } from '../../companies/tax-profile.service.js';
 import { issuesToDetails } from '../../contract/validation.js';
-import { catalogueSections, productEntry, type CatalogueFile, type ProductEntry } from '../../contract/catalogue-file.js';
+import { catalogueSections, MAX_STOCK_LOCATIONS, productEntry, type CatalogueFile, type ProductEntry } from '../../contract/catalogue-file.js';
+import { isWholeUnit, wholeNumberMessage } from '../../lib/units.js';
 import { isPhotoUrl, type Fetched } from './photo-fetch.js';
 import { locatePhoto, type PhotoCopy } from './photos.js';
 
@@ -105,6 +106,8 @@ export async function checkCatalogue(
   });
   const brands = new Set([...dbBrands.map((b) => b.slug), ...file.brands.map((b) => b.slug)]);
   const locations = new Set([...dbLocs.map((l) => l.code), ...file.locations.map((l) => l.code)]);
+  if (locations.size > MAX_STOCK_LOCATIONS)
+    problem('locations', `a company has at most ${MAX_STOCK_LOCATIONS} stock locations; with this file it would have ${locations.size}`);
   const dbVariant = new Map(dbVariants.map((v) => [v.sku, v]));
   const dbBarcode = new Map(dbVariants.filter((v) => v.barcode).map((v) => [v.barcode as string, v.sku]));
   const fileVariant = new Map<string, string>();
@@ -139,8 +142,9 @@ export async function checkCatalogue(
         if (owner && owner !== v.sku && !fileVariant.has(owner)) problem(`${vat}.barcode`, `"${v.barcode}" belongs to variant "${owner}" in the catalogue`);
       }
       if (v.mrp !== undefined && new Decimal(v.mrp).lt(v.selling_price)) problem(`${vat}.mrp`, `must be at least selling_price (${v.selling_price})`);
-      for (const code of Object.keys(v.stock)) {
+      for (const [code, onHand] of Object.entries(v.stock)) {
         if (fileLocations && !locations.has(code)) problem(`${vat}.stock.${code}`, `no stock location with code "${code}" in the file or the catalogue`);
+        if (isWholeUnit(p.unit) && !new Decimal(onHand).isInteger()) problem(`${vat}.stock.${code}`, wholeNumberMessage(p.unit, v.sku));
       }
       v.photos.forEach((ph, k) => checkPhoto(`${vat}.photos[${k}].file`, ph.file));
     });

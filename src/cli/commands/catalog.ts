@@ -156,8 +156,9 @@ export const catalogCommands: CommandGroup = {
       const started = Date.now();
       try {
         const file = readStockFile(text);
-        ctx.err(`checked ${file.rows.length} rows of ${path}; applying in one transaction\n`);
-        const result = await ctx.services.stock.set(company.id, file.rows, (i, field) => `line ${file.lines[i]}, column ${field}`);
+        // said once every row has passed: a refused file is reported whole, and nothing is applied
+        const applying = () => ctx.err(`checked ${file.rows.length} rows of ${path}; applying in one transaction\n`);
+        const result = await ctx.services.stock.set(company.id, file.rows, (i, field) => `line ${file.lines[i]}, column ${field}`, applying);
         const seconds = ((Date.now() - started) / 1000).toFixed(1);
         ctx.out(
           ctx.json
