@@ -1,7 +1,7 @@
 import { createMcpHandler, Server, type AuthInfo, type CallToolResult, type ListToolsResult, type McpHttpHandler } from '@modelcontextprotocol/server';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
 import { MCP_LIST_CACHE_TTL_MS, SERVED_PROTOCOL_VERSIONS } from '../contract/mcp.js';
-import { callTool, INSTRUCTIONS, SERVER_INFO, TOOL_LIST, type ToolObserver } from './server.js';
+import { answerToolCall, INSTRUCTIONS, SERVER_INFO, TOOL_LIST, type ToolObserver } from './server.js';
 import type { ToolContext } from './tools.js';
 
 /**
@@ -48,7 +48,7 @@ function createModernServer(scope: RequestScope): Server {
   server.setRequestHandler('resources/list', async () => ({ resources: [] }));
   server.setRequestHandler('resources/templates/list', async () => ({ resourceTemplates: [] }));
   server.setRequestHandler('tools/call', async (req) => {
-    const result = (await callTool(scope.ctx, req.params.name, req.params.arguments, scope.observe, req.params._meta)) as CallToolResult;
+    const result = (await answerToolCall(scope.ctx, req.params, scope.observe, 'modern')) as CallToolResult;
     return server.projectCallToolResult(result, OUTPUT_SCHEMAS.get(req.params.name));
   });
   return server;
