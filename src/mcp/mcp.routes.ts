@@ -114,9 +114,10 @@ export function registerMcpRoutes(
   const modern = createModernMcpHandler(MCP_BODY_LIMIT);
   api.addHook('onClose', async () => modern.close());
 
+  // localNamesOnly: a local server's MCP endpoint refuses foreign Host names (src/http/origin.ts).
   // keyInStatement: a tool's first statement checks the key (browse, detail, categories, get_order, place_order before
   // it writes); any other message is authenticated in full before its answer leaves (src/http/auth.ts).
-  api.post('/mcp', { bodyLimit: MCP_BODY_LIMIT, config: { rateLimit: false, keyInStatement: true } }, async (req, reply) => {
+  api.post('/mcp', { bodyLimit: MCP_BODY_LIMIT, config: { rateLimit: false, keyInStatement: true, localNamesOnly: true } }, async (req, reply) => {
     const body: unknown = req.body;
     const rawHeader = req.headers['mcp-protocol-version'];
     const header = typeof rawHeader === 'string' ? rawHeader : undefined;
@@ -153,6 +154,6 @@ export function registerMcpRoutes(
     reply.header('allow', 'POST');
     throw new AppError('method_not_allowed', 'the MCP endpoint takes POST only (Streamable HTTP, stateless, JSON responses; no SSE stream, no sessions)');
   };
-  api.get('/mcp', { config: { rateLimit: false } }, notAllowed);
-  api.delete('/mcp', { config: { rateLimit: false } }, notAllowed);
+  api.get('/mcp', { config: { rateLimit: false, localNamesOnly: true } }, notAllowed);
+  api.delete('/mcp', { config: { rateLimit: false, localNamesOnly: true } }, notAllowed);
 }
