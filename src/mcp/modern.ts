@@ -1,4 +1,12 @@
-import { createMcpHandler, Server, type AuthInfo, type CallToolResult, type ListToolsResult, type McpHttpHandler } from '@modelcontextprotocol/server';
+import {
+  createMcpHandler,
+  ResourceNotFoundError,
+  Server,
+  type AuthInfo,
+  type CallToolResult,
+  type ListToolsResult,
+  type McpHttpHandler,
+} from '@modelcontextprotocol/server';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
 import { MCP_LIST_CACHE_TTL_MS, SERVED_PROTOCOL_VERSIONS } from '../contract/mcp.js';
 import { answerToolCall, INSTRUCTIONS, SERVER_INFO, TOOL_LIST, type ToolObserver } from './server.js';
@@ -47,6 +55,10 @@ function createModernServer(scope: RequestScope): Server {
   server.setRequestHandler('prompts/list', async () => ({ prompts: [] }));
   server.setRequestHandler('resources/list', async () => ({ resources: [] }));
   server.setRequestHandler('resources/templates/list', async () => ({ resourceTemplates: [] }));
+  // The capability is declared (for the empty lists), so a read is answered as the revision asks: not found (-32602, the URI in data).
+  server.setRequestHandler('resources/read', async (req) => {
+    throw new ResourceNotFoundError(req.params.uri);
+  });
   server.setRequestHandler('tools/call', async (req) => {
     const result = (await answerToolCall(scope.ctx, req.params, scope.observe, 'modern')) as CallToolResult;
     return server.projectCallToolResult(result, OUTPUT_SCHEMAS.get(req.params.name));
