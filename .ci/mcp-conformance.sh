@@ -64,22 +64,41 @@ npm run -s migrate >/dev/null
 company=$(npm run -s admin -- company create --name "Conformance Co" --slug conformance --json | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s).id))')
 key=$(npm run -s admin -- key create --company "$company" --name conformance --json | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s).key))')
 
-# Many scenarios call tools in a burst: the key's budget is raised for this run only. Clients reach the service at the
-# proxy's address, which is therefore its public URL (and the one Origin the DNS-rebinding scenario expects served).
-PORT=$port PUBLIC_URL="http://127.0.0.1:$proxy_port" RATE_LIMIT_MAX=100000 setsid npm start >"$work/service.log" 2>&1 &
+# Many scenarios call tools in a burst: the key's budget is raised for this run only. No PUBLIC_URL and no
+# ALLOWED_ORIGINS: a service on loopback answers to localhost by itself (dns-rebinding-protection checks it).
+PORT=$port RATE_LIMIT_MAX=100000 setsid npm start >"$work/service.log" 2>&1 &
 pids+=($!)
 PROXY_PORT=$proxy_port PROXY_TARGET="http://127.0.0.1:$port" PROXY_KEY="$key" setsid node scripts/mcp-key-proxy.ts >"$work/proxy.log" 2>&1 &
 pids+=($!)
 for _ in $(seq 1 60); do grep -q 'ready on' "$work/service.log" && break; sleep 1; done
 grep -q 'ready on' "$work/service.log" || { cat "$work/service.log"; echo "mcp-conformance: the service did not start"; exit 1; }
 base=$(grep -o 'ready on [^ ]*' "$work/service.log" | head -1 | cut -d' ' -f3)
-url="http://127.0.0.1:$proxy_port/${base#http://*/}/mcp"
+url="http://localhost:$proxy_port/${base#http://*/}/mcp"
 echo "mcp-conformance: suite $conformance_version on $(node -v) against $url"
 
-# era:scenario pairs; the baseline (.ci/mcp-conformance-baseline.yml) lists only checks that need the suite's own test tools.
+# era:scenario pairs: every server scenario of the suite (`node $suite list --server`) that applies to this server, in
+# the two revisions the suite has requirement sets for. The baseline (.ci/mcp-conformance-baseline.yml) holds two
+# checks of server-stateless that need the suite's own diagnostic tool. Left out, and why:
+# - scenarios that call the suite's own fixtures, which a server under test must implement (`test_simple_text`,
+#   `test_image_content`, `test://static-text`, `test_simple_prompt`, tools with `x-mcp-header` or that ask for input):
+#   tools-call-{simple-text,image,audio,embedded-resource,mixed-content,with-logging,with-progress,sampling,elicitation},
+#   json-schema-2020-12, elicitation-sep1034-defaults, elicitation-sep1330-enums, resources-read-{text,binary},
+#   resources-templates-read, prompts-get-*, http-custom-header-server-validation, and input-required-result-* but
+#   unsupported-methods (some of these "pass" only because an unknown tool's answer is a result: they prove nothing);
+# - capabilities this server does not declare, where -32601 is the right answer: logging-set-level,
+#   completion-complete, resources-subscribe, resources-unsubscribe, and in the 2025 era (tools only)
+#   resources-list and prompts-list;
+# - sessions and SSE streams, which a stateless JSON server has none of: server-sse-polling and, in the 2025 era,
+#   server-sse-multiple-streams (both end in a warning that the server gives no session);
+# - extensions not offered: tasks-*, sep-2640-skills-*.
+# tools-call-error calls the suite's `test_error_handling` too; it is kept because what it checks, a tool error as a
+# result with isError and text content, is what this server answers for a tool it does not have.
 runs=(
-  2025-11-25:server-initialize 2025-11-25:ping 2025-11-25:tools-list 2025-11-25:tools-call-error 2025-11-25:dns-rebinding-protection
-  2026-07-28:server-stateless 2026-07-28:tools-list 2026-07-28:tools-call-error 2026-07-28:dns-rebinding-protection 2026-07-28:caching 2026-07-28:http-header-validation
+  2025-11-25:server-initialize 2025-11-25:server-session-lifecycle 2025-11-25:ping 2025-11-25:tools-list 2025-11-25:tools-call-error
+  2025-11-25:dns-rebinding-protection
+  2026-07-28:server-stateless 2026-07-28:tools-list 2026-07-28:tools-call-error 2026-07-28:dns-rebinding-protection 2026-07-28:caching
+  2026-07-28:http-header-validation 2026-07-28:server-sse-multiple-streams 2026-07-28:resources-list 2026-07-28:prompts-list
+  2026-07-28:sep-2164-resource-not-found 2026-07-28:input-required-result-unsupported-methods
 )
 failed=0
 for run in "${runs[@]}"; do
@@ -90,7 +109,7 @@ for run in "${runs[@]}"; do
   status=$?
   set -e
   summary=$(grep -o 'Passed: [0-9]*/[0-9]*, [0-9]* failed, [0-9]* warnings' "$out.log" | tail -1)
-  printf '%-11s %-26s exit %s  %s\n' "$era" "$scenario" "$status" "$summary"
+  printf '%-11s %-42s exit %s  %s\n' "$era" "$scenario" "$status" "$summary"
   [ "$status" -eq 0 ] || { grep -E 'FAILURE|WARNING|Error:' "$out.log" || cat "$out.log"; failed=1; }
   [ -z "${MCP_CONF_KEEP:-}" ] || cp "$out.log" "$MCP_CONF_KEEP/"
 done

@@ -110,7 +110,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // Named: Fastify names the context after its plugin function (an anonymous one by its source), and traces show it.
     async function apiRoutes(api) {
       // Before the key is looked at: a page on a foreign origin learns nothing, not even whether its key is valid.
-      registerOriginCheck(api, config.ALLOWED_ORIGINS, config.PUBLIC_URL);
+      registerOriginCheck(api, config);
       const failures = redis ? redisFailureCounter(redis, config.RATE_LIMIT_WINDOW_MS) : memoryFailureCounter(config.RATE_LIMIT_WINDOW_MS);
       registerAuth(api, { keys: services.keys, failures, failureLimit: config.AUTH_FAILURE_LIMIT });
       await api.register(rateLimit, {

@@ -12,13 +12,15 @@ import {
   directModernToolCall,
   directToolCall,
   invalidParams,
+  invalidRequestId,
   modernHeadersOf,
+  normaliseNulls,
   JSONRPC_INVALID_REQUEST,
   protocolVersionOf,
   rpcError,
   type JsonRpcError,
 } from './protocol.js';
-import { callTool, createMcpServer, modernResultJson, resultJson, type ToolObserver } from './server.js';
+import { answerToolCall, createMcpServer, toolCallResponse, type ToolObserver } from './server.js';
 import { createModernMcpHandler, modernAuthInfo } from './modern.js';
 
 const MCP_BODY_LIMIT = 64 * 1024;
@@ -61,7 +63,7 @@ async function serveLegacy(reply: FastifyReply, body: unknown, request: Request,
   const messages: unknown[] = Array.isArray(body) ? body : [body];
   const answered: JsonRpcError[] = [];
   const forward = messages.filter((m) => {
-    const error = invalidParams(m);
+    const error = invalidRequestId(m) ?? invalidParams(m);
     if (error) answered.push(error);
     return !error;
   });
@@ -112,32 +114,34 @@ export function registerMcpRoutes(
   const modern = createModernMcpHandler(MCP_BODY_LIMIT);
   api.addHook('onClose', async () => modern.close());
 
+  // localNamesOnly: a local server's MCP endpoint refuses foreign Host names (src/http/origin.ts).
   // keyInStatement: a tool's first statement checks the key (browse, detail, categories, get_order, place_order before
   // it writes); any other message is authenticated in full before its answer leaves (src/http/auth.ts).
-  api.post('/mcp', { bodyLimit: MCP_BODY_LIMIT, config: { rateLimit: false, keyInStatement: true } }, async (req, reply) => {
+  api.post('/mcp', { bodyLimit: MCP_BODY_LIMIT, config: { rateLimit: false, keyInStatement: true, localNamesOnly: true } }, async (req, reply) => {
     const body: unknown = req.body;
     const rawHeader = req.headers['mcp-protocol-version'];
     const header = typeof rawHeader === 'string' ? rawHeader : undefined;
     // Refused whole before any work or budget: the SDK's own form for transport refusals (400, JSON-RPC error, id null).
     const refusal = batchRefusal(body, protocolVersionOf(body, header));
     if (refusal) return reply.status(400).send(rpcError(null, JSONRPC_INVALID_REQUEST, `Invalid Request: ${refusal}`));
+    // Both paths below, the direct one and the SDK's, take the same messages: nulls read as absent, ids we can answer.
+    normaliseNulls(body);
+    const badId = Array.isArray(body) ? undefined : invalidRequestId(body);
+    if (badId) return reply.status(400).send(badId);
     await spendBudget(req, reply, budgetCost(body));
 
     const observe: ToolObserver = { failed: (err, tool) => req.log.error({ err, tool }, 'tool failed'), called: toolCalled };
     const ctx = { services, tenant: req.tenant, origin: services.media.origin(req) };
-    // A single 2025-era tools/call, the common request, is answered here as the SDK's server would answer it (same
-    // handler, same JSON-RPC response; test/mcp/direct-tool-calls.test.ts compares both), without building a server,
-    // a transport and web Request/Response objects for it.
+    // A single 2025-era tools/call, the common request, is answered here as the SDK's server would answer it (the same
+    // `answerToolCall`, its response written by `toolCallResponse`; test/mcp/direct-tool-calls.test.ts compares the
+    // bytes), without building a server, a transport and web Request/Response objects for it.
     // Revision 2026-07-28 is told by its `_meta` envelope (or its header); everything else is the 2025 era. A single
     // 2026-07-28 tools/call is answered directly too when its headers and envelope are plainly what that revision asks.
     const modernClaimed = claimsModernRevision(body, header);
     const direct = !directToolCalls ? undefined : modernClaimed ? directModernToolCall(body, modernHeadersOf(req.headers)) : directToolCall(body, header);
     if (direct) {
-      const result = await callTool(ctx, direct.name, direct.args, observe, direct.meta);
-      return reply
-        .status(200)
-        .header('content-type', 'application/json')
-        .send(`{"result":${modernClaimed ? modernResultJson(result) : resultJson(result)},"jsonrpc":"2.0","id":${JSON.stringify(direct.id)}}`);
+      const result = await answerToolCall(ctx, direct.params, observe, modernClaimed ? 'modern' : 'legacy');
+      return reply.status(200).header('content-type', 'application/json').send(toolCallResponse(direct.id, result));
     }
     const request = webRequest(req);
     if (modernClaimed && !(await isLegacyRequest(request, body))) {
@@ -150,6 +154,6 @@ export function registerMcpRoutes(
     reply.header('allow', 'POST');
     throw new AppError('method_not_allowed', 'the MCP endpoint takes POST only (Streamable HTTP, stateless, JSON responses; no SSE stream, no sessions)');
   };
-  api.get('/mcp', { config: { rateLimit: false } }, notAllowed);
-  api.delete('/mcp', { config: { rateLimit: false } }, notAllowed);
+  api.get('/mcp', { config: { rateLimit: false, localNamesOnly: true } }, notAllowed);
+  api.delete('/mcp', { config: { rateLimit: false, localNamesOnly: true } }, notAllowed);
 }

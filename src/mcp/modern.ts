@@ -1,7 +1,15 @@
-import { createMcpHandler, Server, type AuthInfo, type CallToolResult, type ListToolsResult, type McpHttpHandler } from '@modelcontextprotocol/server';
+import {
+  createMcpHandler,
+  ResourceNotFoundError,
+  Server,
+  type AuthInfo,
+  type CallToolResult,
+  type ListToolsResult,
+  type McpHttpHandler,
+} from '@modelcontextprotocol/server';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
 import { MCP_LIST_CACHE_TTL_MS, SERVED_PROTOCOL_VERSIONS } from '../contract/mcp.js';
-import { callTool, INSTRUCTIONS, SERVER_INFO, TOOL_LIST, type ToolObserver } from './server.js';
+import { answerToolCall, INSTRUCTIONS, SERVER_INFO, TOOL_LIST, type ToolObserver } from './server.js';
 import type { ToolContext } from './tools.js';
 
 /**
@@ -47,8 +55,12 @@ function createModernServer(scope: RequestScope): Server {
   server.setRequestHandler('prompts/list', async () => ({ prompts: [] }));
   server.setRequestHandler('resources/list', async () => ({ resources: [] }));
   server.setRequestHandler('resources/templates/list', async () => ({ resourceTemplates: [] }));
+  // The capability is declared (for the empty lists), so a read is answered as the revision asks: not found (-32602, the URI in data).
+  server.setRequestHandler('resources/read', async (req) => {
+    throw new ResourceNotFoundError(req.params.uri);
+  });
   server.setRequestHandler('tools/call', async (req) => {
-    const result = (await callTool(scope.ctx, req.params.name, req.params.arguments, scope.observe, req.params._meta)) as CallToolResult;
+    const result = (await answerToolCall(scope.ctx, req.params, scope.observe, 'modern')) as CallToolResult;
     return server.projectCallToolResult(result, OUTPUT_SCHEMAS.get(req.params.name));
   });
   return server;

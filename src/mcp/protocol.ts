@@ -118,17 +118,47 @@ function describeIssue(message: Json, issue: Issue): string {
 }
 
 /**
+ * A request id we can answer: a string, or an integer JSON numbers keep exactly (|id| ≤ 2^53 − 1). A larger number
+ * reaches us already rounded (`12345678901234567890123` parses as 1.2345678901234568e22), so an answer would carry
+ * another id than the one sent; MCP ids are strings or integers, never null or fractional.
+ */
+const isRequestId = (id: unknown): id is string | number => typeof id === 'string' || Number.isSafeInteger(id);
+
+/**
+ * Run on every message of every POST before the era or the path is chosen, so the direct answer and the SDK's start
+ * from the same message: `params: null`, and a tools/call's `arguments: null`, count as not given, in both eras (the
+ * spec lets null stand for an absent optional member; the 2026-07-28 SDK would answer a validator dump).
+ */
+export function normaliseNulls(body: unknown): void {
+  for (const m of Array.isArray(body) ? body : [body]) {
+    if (!isObject(m)) continue;
+    if (m.params === null) delete m.params;
+    if (m.method === 'tools/call' && isObject(m.params) && m.params.arguments === null) delete m.params.arguments;
+  }
+}
+
+/**
+ * The refusal (-32600, id null: the id could not be read back) of a request whose id is no string or exact integer, or
+ * undefined. Both SDKs refuse such ids too, each in its own words (-32700 with id null, -32600 with the rounded id).
+ */
+export function invalidRequestId(message: unknown): JsonRpcError | undefined {
+  if (!isObject(message) || typeof message.method !== 'string' || !('id' in message) || isRequestId(message.id)) return undefined;
+  return rpcError(
+    null,
+    JSONRPC_INVALID_REQUEST,
+    `Invalid Request: the id of a ${message.method} request must be a string or an integer from -${Number.MAX_SAFE_INTEGER} to ${Number.MAX_SAFE_INTEGER} (a larger number cannot be sent back exactly; use a string), not ${typeof message.id === 'number' ? String(message.id) : kindOf(message.id)}`,
+  );
+}
+
+/**
  * The invalid-params answer (-32602, readable) for a request whose params have the wrong JSON type, or
- * undefined when the SDK may take it. `params: null` and a tool call's `arguments: null` count as not given.
- * Without this the SDK answers `params: []` as a parse error (-32700) and `arguments: []` as an internal
- * error (-32603) whose message is a validator dump.
+ * undefined when the SDK may take it. Without this the SDK answers `params: []` as a parse error (-32700) and
+ * `arguments: []` as an internal error (-32603) whose message is a validator dump.
  */
 export function invalidParams(message: unknown): JsonRpcError | undefined {
   if (!isObject(message) || typeof message.method !== 'string') return undefined;
   const method = message.method;
-  if (typeof message.id !== 'string' && typeof message.id !== 'number') return undefined; // a notification, or no valid id: the SDK answers
-  if (message.params === null) delete message.params;
-  if (message.method === 'tools/call' && isObject(message.params) && message.params.arguments === null) delete message.params.arguments;
+  if (!isRequestId(message.id)) return undefined; // a notification (or an id `invalidRequestId` refuses): the SDK answers
   const params = message.params;
   const invalid = (text: string) => rpcError(message.id as string | number, JSONRPC_INVALID_PARAMS, `Invalid params for ${method}: ${text}`);
   if (params !== undefined && !isObject(params)) return invalid(`params must be a JSON object, not ${kindOf(params)}`);
@@ -145,12 +175,10 @@ export function invalidParams(message: unknown): JsonRpcError | undefined {
   );
 }
 
-/** A single 2025-era `tools/call` that the SDK would take as it is, picked apart; undefined for anything else. */
+/** A single `tools/call` that the SDK would take as it is, picked apart; undefined for anything else. */
 export interface DirectToolCall {
   id: string | number;
-  name: string;
-  args: unknown;
-  meta: unknown;
+  params: { name: string; arguments?: unknown; _meta?: unknown };
 }
 
 const REQUEST_KEYS = new Set(['jsonrpc', 'id', 'method', 'params']);
@@ -191,10 +219,9 @@ const CALL_PARAM_KEYS = new Set(['name', 'arguments', '_meta']);
 export function directModernToolCall(body: unknown, headers: ModernHeaders): DirectToolCall | undefined {
   if (headers.version !== MODERN_PROTOCOL_VERSION || headers.method !== 'tools/call' || headers.params) return undefined;
   const call = directToolCall(body, undefined);
-  if (!call || headers.name !== call.name) return undefined;
-  const params = (body as { params: Json }).params;
-  if (!Object.keys(params).every((k) => CALL_PARAM_KEYS.has(k))) return undefined;
-  const meta = call.meta;
+  if (!call || headers.name !== call.params.name) return undefined;
+  if (!Object.keys(call.params).every((k) => CALL_PARAM_KEYS.has(k))) return undefined;
+  const meta = call.params._meta;
   if (!isObject(meta) || !Object.keys(meta).every((k) => MODERN_META_KEYS.has(k))) return undefined;
   if (meta['io.modelcontextprotocol/protocolVersion'] !== MODERN_PROTOCOL_VERSION) return undefined;
   const capabilities = meta['io.modelcontextprotocol/clientCapabilities'];
@@ -204,15 +231,15 @@ export function directModernToolCall(body: unknown, headers: ModernHeaders): Dir
 
 /**
  * The body as a `tools/call` the SDK's transport and server would hand to our handler unchanged: one JSON-RPC request
- * (no batch, no extra members: the SDK's request schema is strict), an integer or string id, params the SDK's own
+ * (no batch, no extra members: the SDK's request schema is strict), an id `isRequestId` takes, params the SDK's own
  * schema accepts (`invalidParams` runs it), and a `MCP-Protocol-Version` header that is absent or one we negotiate.
  */
 export function directToolCall(body: unknown, header: string | undefined): DirectToolCall | undefined {
   if (!isObject(body) || body.jsonrpc !== '2.0' || body.method !== 'tools/call') return undefined;
   if (header !== undefined && !isOurVersion(header)) return undefined;
   const { id, params } = body;
-  if (typeof id !== 'string' && !(typeof id === 'number' && Number.isInteger(id))) return undefined;
+  if (!isRequestId(id)) return undefined;
   if (!Object.keys(body).every((k) => REQUEST_KEYS.has(k)) || !isObject(params) || typeof params.name !== 'string') return undefined;
   if (invalidParams(body)) return undefined;
-  return { id, name: params.name, args: params.arguments, meta: params._meta };
+  return { id, params: params as DirectToolCall['params'] };
 }

@@ -31,27 +31,55 @@ const TOOLS_BY_NAME = new Map<string, ToolDefinition>(TOOLS.map((t) => [t.name, 
 /** The text of each successful result: the compiled serialiser's JSON of its structuredContent (resultJson). */
 const WRITTEN = new WeakMap<CallToolResult, string>();
 
+/** Which revision a request speaks: the 2025 era (2024-11-05 … 2025-11-25) or revision 2026-07-28. */
+export type Era = 'legacy' | 'modern';
+
 /**
- * A tool result as JSON. A successful one's structuredContent is written as its text already is (the same
- * allowlisting serialiser), so the page is serialised once, not again by `JSON.stringify`.
+ * What revision 2026-07-28 adds to a result: the server's identity in `_meta` and `resultType` "complete". The v2 SDK
+ * keeps both when a handler returns them, so its answer and the direct one take them from here.
  */
-export function resultJson(result: CallToolResult): string {
+const MODERN_META = { 'io.modelcontextprotocol/serverInfo': SERVER_INFO } as const;
+const MODERN_HEAD = `{"_meta":${JSON.stringify(MODERN_META)},`;
+const MODERN_TAIL = ',"resultType":"complete"}';
+
+/**
+ * One tools/call answered, result or tool error, in its era's form: the only source of a tools/call result. The SDK
+ * handlers (`createMcpServer`, modern.ts) return it for the SDK to frame, and the direct path (mcp.routes.ts) writes it
+ * with `toolCallResponse`; test/mcp/direct-tool-calls.test.ts holds the two to the same bytes.
+ */
+export async function answerToolCall(
+  ctx: ToolContext,
+  params: { name: string; arguments?: unknown; _meta?: unknown },
+  observe: ToolObserver,
+  era: Era,
+): Promise<CallToolResult> {
+  const result = await callTool(ctx, params.name, params.arguments, observe, params._meta);
+  if (era === 'legacy') return result;
+  // Members in the order the SDK's result schema writes them, so both paths answer the same bytes.
+  const modern: CallToolResult = { _meta: MODERN_META, ...result, resultType: 'complete' };
   const text = WRITTEN.get(result);
-  if (text === undefined || Object.keys(result).length !== 2) return JSON.stringify(result);
-  return `{"content":[{"type":"text","text":${JSON.stringify(text)}}],"structuredContent":${text}}`;
+  if (text !== undefined) WRITTEN.set(modern, text);
+  return modern;
 }
 
 /**
- * A tool result as revision 2026-07-28 answers it: `resultType` "complete" and the server's identity in `_meta`,
- * as the v2 SDK's server adds them (test/mcp/direct-tool-calls.test.ts compares both).
+ * The JSON-RPC response to a tools/call, as the SDK's transport writes it (same members, same order). A successful
+ * result's structuredContent is written as its text already is (the same allowlisting serialiser), so the page is
+ * serialised once, not again by `JSON.stringify`.
  */
-export function modernResultJson(result: CallToolResult): string {
-  return `${resultJson(result).slice(0, -1)},"resultType":"complete","_meta":${MODERN_RESULT_META}}`;
+export function toolCallResponse(id: string | number, result: CallToolResult): string {
+  return `{"result":${resultJson(result)},"jsonrpc":"2.0","id":${JSON.stringify(id)}}`;
 }
-const MODERN_RESULT_META = JSON.stringify({ 'io.modelcontextprotocol/serverInfo': SERVER_INFO });
+
+function resultJson(result: CallToolResult): string {
+  const text = WRITTEN.get(result);
+  if (text === undefined) return JSON.stringify(result);
+  const written = `"content":[{"type":"text","text":${JSON.stringify(text)}}],"structuredContent":${text}`;
+  return 'resultType' in result ? MODERN_HEAD + written + MODERN_TAIL : `{${written}}`;
+}
 
 function errorResult(body: ErrorBody): CallToolResult {
-  return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }] };
+  return { content: [{ type: 'text', text: JSON.stringify(body) }], isError: true };
 }
 
 /** What the door learns of each tool call: a failure to log, and every call's outcome (metrics). */
@@ -61,12 +89,12 @@ export interface ToolObserver {
   called?(tool: string, outcome: string): void;
 }
 
-/** Runs one tool call: validate with the REST schema, call the service, answer in the REST shape. */
 /**
- * Runs one tool call in a span `tools/call <tool>` (MCP semantic conventions), whose parent is the W3C trace
+ * Runs one tool call: validate with the REST schema, call the service, answer in the REST shape.
+ * The call runs in a span `tools/call <tool>` (MCP semantic conventions), whose parent is the W3C trace
  * context in the request's `params._meta` (`traceparent`, `tracestate`) when the client sends one, else the HTTP span.
  */
-export async function callTool(ctx: ToolContext, name: string, args: unknown, observe: ToolObserver, meta?: unknown): Promise<CallToolResult> {
+async function callTool(ctx: ToolContext, name: string, args: unknown, observe: ToolObserver, meta?: unknown): Promise<CallToolResult> {
   const tool = TOOLS_BY_NAME.get(name);
   const known = tool ? name : 'unknown';
   const attributes = { 'mcp.method.name': 'tools/call', 'gen_ai.tool.name': known };
@@ -129,6 +157,6 @@ const VALIDATOR = new AjvJsonSchemaValidator();
 export function createMcpServer(ctx: ToolContext, observe: ToolObserver): Server {
   const server = new Server(SERVER_INFO, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS, jsonSchemaValidator: VALIDATOR });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: TOOL_LIST }));
-  server.setRequestHandler(CallToolRequestSchema, async (req) => callTool(ctx, req.params.name, req.params.arguments, observe, req.params._meta));
+  server.setRequestHandler(CallToolRequestSchema, async (req) => answerToolCall(ctx, req.params, observe, 'legacy'));
   return server;
 }

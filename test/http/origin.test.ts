@@ -1,15 +1,16 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, afterAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
-import { useTestApp } from '../helpers/app.js';
+import { buildTestApp, useTestApp, type TestApp } from '../helpers/app.js';
 import { BASE, count, get, listeningUrl, orderBody, shop, stockRow, uid } from '../helpers/orders.js';
 import { SPEC_ROUTES } from '../helpers/routes.js';
 
 /**
  * The Origin allow-list (issue 18): a request carrying an Origin that is not allowed is refused with 403 before any
  * work, whatever its key; a request without Origin (a server-side agent or chat flow) is served; the allowed origins
- * are ALLOWED_ORIGINS plus PUBLIC_URL's origin, compared as browsers send them.
+ * are ALLOWED_ORIGINS plus PUBLIC_URL's origin, compared as browsers send them, plus (issue 30) the origin the request
+ * was addressed to and, on a loopback bind, localhost pages; a local service's MCP endpoint refuses foreign Host names.
  */
 
 const ctx = useTestApp({ ALLOWED_ORIGINS: 'https://Shop.Example.com, http://localhost:5173', PUBLIC_URL: 'https://api.example.in/base' });
@@ -123,5 +124,99 @@ describe('ALLOWED_ORIGINS', () => {
     for (const bad of ['shop.example.com', 'ftp://x.example', 'null', '*'])
       expect(() => loadConfig({ ALLOWED_ORIGINS: bad })).toThrow(expect.objectContaining({ message: expect.stringContaining('ALLOWED_ORIGINS') }));
     expect(() => loadConfig({ ALLOWED_ORIGINS: 'nope' })).toThrow(ConfigError);
+  });
+});
+
+describe('the service’s own origin, and the names a local service answers to (issue 30)', () => {
+  let plain: TestApp; // no PUBLIC_URL, no ALLOWED_ORIGINS, listening on 127.0.0.1 (the defaults)
+  let wide: TestApp; // listening on every interface, as in a container
+  beforeAll(async () => {
+    plain = await buildTestApp(ctx.testDb.db);
+    wide = await buildTestApp(ctx.testDb.db, { HOST: '0.0.0.0' });
+  });
+  afterAll(async () => {
+    await plain?.app.close();
+    await wide?.app.close();
+  });
+
+  const list = { jsonrpc: '2.0', id: 1, method: 'tools/list' };
+  const mcp = (app: TestApp, headers: Record<string, string>) =>
+    app.app.inject({
+      method: 'POST',
+      url: `${BASE}/mcp`,
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+      payload: list,
+    });
+  const products = (app: TestApp, headers: Record<string, string>) => app.app.inject({ method: 'GET', url: `${BASE}/catalog/products`, headers });
+
+  it('a page of the service itself may POST an order with no setting: its own origin is allowed', async () => {
+    const s = await shop(plain, tee());
+    const url = await listeningUrl(plain);
+    const own = new URL(url).origin;
+    for (const origin of [own, own.replace('127.0.0.1', 'localhost')]) {
+      const res = await fetch(`${url}/orders`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': s.key, origin },
+        body: JSON.stringify(orderBody({ external_reference: `own-${uid()}` })),
+      });
+      expect({ origin, status: res.status }).toEqual({ origin, status: 201 });
+    }
+    const foreign = await fetch(`${url}/orders`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': s.key, origin: 'https://evil.example.com' },
+      body: JSON.stringify(orderBody({ external_reference: `own-${uid()}` })),
+    });
+    expect(foreign.status).toBe(403);
+    expect(await count(plain, 'orders', s.companyId)).toBe(2);
+  });
+
+  it('on a loopback bind, pages on localhost, 127.0.0.1 and [::1] (any port) are served; a rebound name is not', async () => {
+    const s = await shop(plain);
+    for (const origin of ['http://localhost:5173', 'http://LOCALHOST', 'https://127.0.0.1:8443', 'http://[::1]:3000']) {
+      const res = await products(plain, { ...s.headers, origin });
+      expect({ origin, status: res.statusCode }).toEqual({ origin, status: 200 });
+    }
+    for (const origin of ['http://evil.example.com', 'http://localhost.evil.example.com', 'http://127.0.0.1.evil.example.com']) {
+      const res = await products(plain, { ...s.headers, origin });
+      expect({ origin, status: res.statusCode }).toEqual({ origin, status: 403 });
+    }
+    // DNS rebinding: evil.example.com now resolves to 127.0.0.1, so to the browser the page and the API share an origin
+    const rebound = { host: 'evil.example.com:3000', origin: 'http://evil.example.com:3000' };
+    for (const res of [await products(plain, { ...s.headers, ...rebound }), await mcp(plain, { ...s.headers, ...rebound })]) {
+      expect(res.statusCode).toBe(403);
+      expect(res.json().error.code).toBe('forbidden');
+    }
+  });
+
+  it('the MCP endpoint of a local service refuses a foreign Host, with or without Origin; its loopback names and PUBLIC_URL’s are served', async () => {
+    const s = await shop(plain);
+    for (const host of ['evil.example.com', 'evil.example.com:3000', 'api.example.in', '10.0.0.5:3000', 'localhost@evil.example.com', '[::2]']) {
+      const res = await mcp(plain, { ...s.headers, host });
+      expect({ host, status: res.statusCode }).toEqual({ host, status: 403 });
+      expect(res.json().error).toMatchObject({ code: 'forbidden', message: expect.stringContaining('DNS rebinding') });
+    }
+    for (const host of ['localhost', 'localhost:3000', 'LocalHost:3000', '127.0.0.1:3000', '[::1]:3000', '[0:0:0:0:0:0:0:1]']) {
+      const res = await mcp(plain, { ...s.headers, host });
+      expect({ host, status: res.statusCode }).toEqual({ host, status: 200 });
+    }
+    const notAllowed = await plain.app.inject({ method: 'GET', url: `${BASE}/mcp`, headers: { ...s.headers, host: 'evil.example.com' } });
+    expect(notAllowed.statusCode).toBe(403);
+    // REST is not behind the Host check: a same-machine proxy that keeps the client's Host still reaches it
+    expect((await products(plain, { ...s.headers, host: 'shop.example.in' })).statusCode).toBe(200);
+    // PUBLIC_URL names the service: its host is one of its names (ctx: PUBLIC_URL https://api.example.in/base)
+    const p = await shop(ctx);
+    expect((await mcp(ctx, { ...p.headers, host: 'api.example.in' })).statusCode).toBe(200);
+    expect((await mcp(ctx, { ...p.headers, host: 'evil.example.com' })).statusCode).toBe(403);
+  });
+
+  it('a service listening on every interface takes any Host; its own origin is the one a request was addressed to', async () => {
+    const s = await shop(wide);
+    expect((await mcp(wide, { ...s.headers, host: 'shop.example.in' })).statusCode).toBe(200);
+    expect((await products(wide, { ...s.headers, host: 'shop.example.in', origin: 'http://shop.example.in' })).statusCode).toBe(200);
+    expect((await products(wide, { ...s.headers, host: 'localhost:3000', origin: 'http://localhost:3000' })).statusCode).toBe(200);
+    for (const origin of ['https://shop.example.in', 'http://localhost:5173', 'http://evil.example.com']) {
+      const res = await products(wide, { ...s.headers, host: 'shop.example.in', origin });
+      expect({ origin, status: res.statusCode }).toEqual({ origin, status: 403 });
+    }
   });
 });

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { BASE, shop } from '../helpers/orders.js';
-import { directModernToolCall, directToolCall, modernHeadersOf } from '../../src/mcp/protocol.js';
+import { directModernToolCall, directToolCall, invalidRequestId, modernHeadersOf, normaliseNulls } from '../../src/mcp/protocol.js';
 
 /**
  * A single tools/call is answered without the SDK's per-request server and transport (issue 16), in the 2025 era and
@@ -44,9 +44,16 @@ async function post(app: TestApp, body: unknown, headers: Record<string, string>
     headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...s.headers, ...headers },
     payload: typeof body === 'string' ? body : JSON.stringify(body),
   });
-  // signed photo links differ by their expiry second
-  const text = res.body.replace(/expires=\d+&sig=[\w-]+/g, 'SIGNED');
-  return { status: res.statusCode, type: res.headers['content-type'], body: text ? (JSON.parse(text) as unknown) : undefined };
+  // signed photo links differ by their expiry second; everything else must be the same bytes
+  return { status: res.statusCode, type: res.headers['content-type'], body: res.body.replace(/expires=\d+&sig=[\w-]+/g, 'SIGNED') };
+}
+const parsed = (res: Awaited<ReturnType<typeof post>>) => JSON.parse(res.body) as unknown;
+
+/** The body as the route hands it to either path: parsed, nulls read as absent, refused ids gone. */
+function asRouted(body: unknown): unknown {
+  const message: unknown = typeof body === 'string' ? JSON.parse(body) : structuredClone(body);
+  normaliseNulls(message);
+  return invalidRequestId(message) ? undefined : message;
 }
 
 const call = (name: string, args?: unknown, extra: Record<string, unknown> = {}, id: unknown = 7) => ({
@@ -86,6 +93,8 @@ const CASES: [string, unknown, Record<string, string>?][] = [
   ['an unknown protocol version', call('list_categories', {}), { 'mcp-protocol-version': '1999-01-01' }],
   ['a notification', { jsonrpc: '2.0', method: 'notifications/initialized' }],
   ['tools/list', { jsonrpc: '2.0', id: 1, method: 'tools/list' }],
+  ['tools/list with params null', { jsonrpc: '2.0', id: 1, method: 'tools/list', params: null }],
+  ['tools/list with an id past 2^53', '{"jsonrpc":"2.0","id":12345678901234567890123,"method":"tools/list"}'],
 ];
 
 const ENVELOPE = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
@@ -112,6 +121,7 @@ const MODERN_CASES: [string, unknown, Record<string, string>][] = [
   ['browse, searched and paged', ...modern('browse_catalog', { search: 'shirt', limit: 1, offset: 0 })],
   ['browse with a limit out of bounds (tool error)', ...modern('browse_catalog', { limit: 0 })],
   ['browse without arguments', ...modern('browse_catalog', undefined)],
+  ['browse with arguments null', ...modern('browse_catalog', null)],
   ['detail', ...modern('get_product_details', { id: 'SHIRT-RED-XL' })],
   ['detail of an unknown product', ...modern('get_product_details', { id: 'NOPE' })],
   ['categories', ...modern('list_categories', {})],
@@ -152,15 +162,15 @@ describe('a single 2026-07-28 tools/call answered directly', () => {
   });
 
   it('is taken only for what the SDK would hand to the tool unchanged', () => {
-    const taken = MODERN_CASES.filter(([, body, headers]) => directModernToolCall(structuredClone(body), modernHeadersOf(headers)));
-    expect(taken.map(([name]) => name)).toEqual(MODERN_CASES.slice(0, 13).map(([name]) => name));
+    const taken = MODERN_CASES.filter(([, body, headers]) => directModernToolCall(asRouted(body), modernHeadersOf(headers)));
+    expect(taken.map(([name]) => name)).toEqual(MODERN_CASES.slice(0, 14).map(([name]) => name));
   });
 
   it('answers as the revision does: resultType complete and the server in _meta', async () => {
     const [body, headers] = modern('list_categories', {});
     const res = await post(direct, body, headers);
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({
+    expect(parsed(res)).toMatchObject({
       jsonrpc: '2.0',
       id: 7,
       result: {
@@ -179,7 +189,7 @@ describe('a single tools/call answered directly', () => {
   });
 
   it('is taken only for what the SDK would hand to the tool unchanged', () => {
-    const taken = CASES.filter(([, body, headers]) => directToolCall(structuredClone(body), headers?.['mcp-protocol-version']));
+    const taken = CASES.filter(([, body, headers]) => directToolCall(asRouted(body), headers?.['mcp-protocol-version']));
     expect(taken.map(([name]) => name)).toEqual(CASES.slice(0, 18).map(([name]) => name));
   });
 
@@ -191,9 +201,81 @@ describe('a single tools/call answered directly', () => {
     const repeatSdk = await post(sdk, order('mcp-direct-1'));
     expect(first.status).toBe(200);
     type Placed = { result: { structuredContent: { data: { order_id: string }; duplicate?: true } } };
-    const placed = (first.body as Placed).result.structuredContent;
-    expect(placed.data.order_id, JSON.stringify(first.body)).toMatch(/^ord_/);
+    const placed = (parsed(first) as Placed).result.structuredContent;
+    expect(placed.data.order_id, first.body).toMatch(/^ord_/);
     expect(repeatDirect).toEqual(repeatSdk);
-    expect((repeatDirect.body as Placed).result.structuredContent).toMatchObject({ data: { order_id: placed.data.order_id }, duplicate: true });
+    expect((parsed(repeatDirect) as Placed).result.structuredContent).toMatchObject({ data: { order_id: placed.data.order_id }, duplicate: true });
+  });
+});
+
+/**
+ * Request ids as sent (JSON text), and the id the answer must carry, as JSON writes it; undefined: refused whole
+ * (400, -32600, id null), since JSON numbers past 2^53 − 1 reach the server rounded and could not be sent back as sent.
+ */
+const IDS: [string, string | undefined][] = [
+  ['0', '0'],
+  ['-0', '0'],
+  ['-1', '-1'],
+  ['1e3', '1000'],
+  ['1.0', '1'],
+  ['9007199254740991', '9007199254740991'], // 2^53 - 1
+  ['-9007199254740991', '-9007199254740991'],
+  ['"req-1"', '"req-1"'],
+  ['""', '""'],
+  ['"12345678901234567890123"', '"12345678901234567890123"'],
+  ['"ünïcödé ✓ \\u0000"', '"ünïcödé ✓ \\u0000"'],
+  ['9007199254740992', undefined], // 2^53
+  ['9007199254740993', undefined], // 2^53 + 1, read as 2^53
+  ['-9007199254740993', undefined],
+  ['12345678901234567890123', undefined],
+  ['1e400', undefined],
+  ['1.5', undefined],
+  ['-2.5', undefined],
+  ['null', undefined],
+  ['true', undefined],
+  ['{}', undefined],
+  ['[7]', undefined],
+];
+
+/** A tools/call of either era whose id is the JSON text `id`, with the era's headers. */
+function withId(era: '2025' | '2026-07-28', id: string): [string, Record<string, string>] {
+  const [body, headers] = era === '2025' ? [call('list_categories', {}, {}, 'ID'), {}] : modern('list_categories', {}, { id: 'ID' });
+  return [JSON.stringify(body).replace('"id":"ID"', `"id":${id}`), headers];
+}
+
+describe.each(['2025', '2026-07-28'] as const)('request ids, %s era: one answer whichever path', (era) => {
+  it.each(IDS)('id %s', async (id, echoed) => {
+    const [body, headers] = withId(era, id);
+    const [viaSdk, viaDirect] = [await post(sdk, body, headers), await post(direct, body, headers)];
+    expect(viaDirect).toEqual(viaSdk);
+    if (echoed !== undefined) {
+      expect(viaDirect.status, viaDirect.body).toBe(200);
+      expect(viaDirect.body.endsWith(`"jsonrpc":"2.0","id":${echoed}}`), viaDirect.body).toBe(true);
+    } else {
+      expect(viaDirect.status).toBe(400);
+      expect(parsed(viaDirect)).toEqual({
+        jsonrpc: '2.0',
+        id: null,
+        error: {
+          code: -32600,
+          message: expect.stringMatching(/id of a tools\/call request must be a string or an integer from -9007199254740991 to 9007199254740991/),
+        },
+      });
+    }
+  });
+});
+
+describe('arguments: null is "not given", in both eras, on both paths', () => {
+  const eras: [string, (args: unknown) => [unknown, Record<string, string>]][] = [
+    ['2025', (args) => [call('browse_catalog', args), {}]],
+    ['2026-07-28', (args) => modern('browse_catalog', args)],
+  ];
+  it.each(eras)('%s', async (_era, make) => {
+    for (const app of [direct, sdk]) {
+      const [absent, nulled] = [await post(app, ...make(undefined)), await post(app, ...make(null))];
+      expect(nulled.status).toBe(200);
+      expect(nulled).toEqual(absent);
+      expect(parsed(nulled)).toMatchObject({ result: { structuredContent: { total: 2 } } });
+    }
   });
 });

@@ -106,6 +106,12 @@ describe('revision 2026-07-28 beside the 2025 era on the same endpoint', () => {
     expect(discover.body.result.capabilities).toMatchObject({ tools: {}, prompts: { listChanged: false }, resources: { listChanged: false } });
   });
 
+  it('answers a resource read as not found, -32602 with the URI in data (SEP-2164), since the resources capability is declared', async () => {
+    const uri = 'test://nonexistent-resource';
+    const res = await modern('resources/read', { uri }, { headers: { 'mcp-name': uri } });
+    expect(res.body).toMatchObject({ jsonrpc: '2.0', id: 1, error: { code: -32602, data: { uri } } });
+  });
+
   it('lists the same eight tools with the same schemas as the 2025 era, cacheable for an hour by anyone (no company data)', async () => {
     const res = await modern('tools/list');
     expect(res.status).toBe(200);
