@@ -63,7 +63,7 @@ describe.skipIf(!SERVER)('faults that reach the process', () => {
     expect(s.stdout().join('\n')).not.toMatch(/98451/);
     s.child.kill('SIGTERM');
     expect(await exited(s)).toBe(0);
-  });
+  }, 60_000);
 
   it('an uncaught exception is logged at fatal and counted; readiness fails at once, requests are still served through the drain, then it exits 1', async () => {
     const s = await servers.start(testDb.url!, { PROCESS_FAULT: 'exception', RATE_LIMIT_MAX: undefined }, [PRELOAD]);
@@ -80,7 +80,7 @@ describe.skipIf(!SERVER)('faults that reach the process', () => {
     expect(fatal[0]).toMatchObject({ err: { message: 'injected fault for customer ***' } });
     expect(s.logs().some((l) => l.msg === 'stopped')).toBe(true);
     expect(s.stdout().join('\n')).not.toMatch(/98451/);
-  });
+  }, 60_000);
 
   it('a broken configuration or a port that cannot be listened on still stops the start with exit 1 and its message', async () => {
     await expect(servers.start(testDb.url!, { PORT: 'eighty' })).rejects.toThrow(/server exited \(1\)[\s\S]*PORT/);
@@ -89,5 +89,5 @@ describe.skipIf(!SERVER)('faults that reach the process', () => {
     await expect(servers.start(testDb.url!, { PORT: port })).rejects.toThrow(/server exited \(1\)[\s\S]*EADDRINUSE/);
     taken.child.kill('SIGTERM');
     expect(await exited(taken)).toBe(0);
-  });
+  }, 120_000);
 });

@@ -122,6 +122,8 @@ const jobOf = async (companyId: string): Promise<Work | undefined> =>
 async function until<T>(what: string, read: () => Promise<T>, done: (v: T) => boolean, ms: number): Promise<T> {
   const deadline = Date.now() + ms;
   for (;;) {
+    const code = server.child.exitCode ?? server.child.signalCode;
+    if (code !== null) throw new Error(`the service exited (${code}) while waiting for: ${what}\n${server.stderr().slice(-2000)}`);
     const v = await read();
     if (done(v)) return v;
     if (Date.now() > deadline) throw new Error(`${what}: not reached in ${ms} ms (last: ${JSON.stringify(v)})`);
