@@ -9,13 +9,15 @@ export function pollLoop(opts: { pollMs: number; runOnce: () => Promise<boolean>
   let running = false;
   let timer: NodeJS.Timeout | undefined;
   let loop: Promise<void> | null = null;
+  let reportFailed = false;
 
   function report(err: unknown): void {
     try {
       opts.onError(err);
     } catch {
-      // The report failed too; nothing of the error is written here (it may hold personal data), only that it happened.
-      process.emitWarning('a worker poll failed and its error could not be reported', { code: 'POLL_REPORT_FAILED' });
+      // The report failed too: said once per loop, with nothing of the error (it may hold personal data).
+      if (!reportFailed) process.emitWarning('a worker poll failed and its error could not be reported', { code: 'POLL_REPORT_FAILED' });
+      reportFailed = true;
     }
   }
 

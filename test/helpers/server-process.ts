@@ -50,7 +50,12 @@ export function serverProcesses() {
         err += chunk.toString();
         sink(chunk.toString());
       });
-      const stdout = () => out.split('\n').filter((l) => l.trim());
+      // whole lines only: the last one may still be arriving
+      const stdout = () =>
+        out
+          .slice(0, out.lastIndexOf('\n') + 1)
+          .split('\n')
+          .filter((l) => l.trim());
       const logs = () => stdout().flatMap((l) => (l.startsWith('{') ? [JSON.parse(l) as Record<string, unknown>] : []));
       return new Promise((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error(`server did not start: ${out}${err}`)), 60_000);
