@@ -75,3 +75,10 @@ export function serverProcesses() {
     },
   };
 }
+
+/** The value of one series (labels written exactly as exposed, e.g. `kind="x"`) scraped from a metrics URL; NaN when absent. */
+export async function metricValue(metricsUrl: string, name: string, labels: string): Promise<number> {
+  const text = await (await fetch(metricsUrl)).text();
+  const line = text.split('\n').find((l) => l.startsWith(`${name}{${labels}}`));
+  return line ? Number(line.split(' ').at(-1)) : NaN;
+}

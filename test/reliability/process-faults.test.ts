@@ -5,7 +5,7 @@ import { addLocations, addProduct } from '../helpers/catalogue-fixtures.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { createCompanyWithKey } from '../helpers/fixtures.js';
 import { freePort } from '../helpers/faulty-peers.js';
-import { serverProcesses, type ServerProcess } from '../helpers/server-process.js';
+import { metricValue, serverProcesses, type ServerProcess } from '../helpers/server-process.js';
 
 /**
  * The last-resort policy of src/main.ts (docs/decisions.md), on the real process at its default settings: an unhandled
@@ -38,11 +38,7 @@ const origin = (s: ServerProcess) => new URL(s.base).origin;
 const exited = (s: ServerProcess) =>
   new Promise<number | null>((r) => (s.child.exitCode !== null ? r(s.child.exitCode) : s.child.once('exit', (code) => r(code))));
 
-async function metric(port: number, name: string, labels: string): Promise<number> {
-  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-  const line = text.split('\n').find((l) => l.startsWith(`${name}{${labels}}`));
-  return line ? Number(line.split(' ').at(-1)) : NaN;
-}
+const metric = (port: number, name: string, labels: string) => metricValue(`http://127.0.0.1:${port}/metrics`, name, labels);
 
 describe.skipIf(!SERVER)('faults that reach the process', () => {
   it('an unhandled rejection is logged (scrubbed) and counted, and the service goes on answering', async () => {

@@ -9,7 +9,7 @@ import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { createCompanyWithKey } from '../helpers/fixtures.js';
 import { fakeCourier } from '../helpers/fulfilment.js';
 import { freePort, refusingReceiver, selfSignedReceiver } from '../helpers/faulty-peers.js';
-import { serverProcesses, type ServerProcess } from '../helpers/server-process.js';
+import { metricValue, serverProcesses, type ServerProcess } from '../helpers/server-process.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
 import { webhookReceiver } from '../helpers/webhook-receiver.js';
 
@@ -155,11 +155,7 @@ function probe(headers: Record<string, string>) {
   })();
 }
 
-async function metric(name: string, labels: string): Promise<number> {
-  const text = await (await fetch(metricsUrl)).text();
-  const line = text.split('\n').find((l) => l.startsWith(`${name}{${labels}}`));
-  return line ? Number(line.split(' ').at(-1)) : 0;
-}
+const metric = (name: string, labels: string) => metricValue(metricsUrl, name, labels);
 
 describe.skipIf(!SERVER)('worker faults against the real process at its default settings', () => {
   it('receivers: 500, hang past the timeout, self-signed certificate, refused; courier API: 500, hang. The process stays up and answers; each is retried; each recovered peer gets its work', async () => {
