@@ -11,7 +11,16 @@
  * `--overload`: the same workload pushed past capacity (many clients, a small pool) twice in one run, first without
  * load shedding (the baseline), then with OVERLOAD_MAX_DB_POOL_WAITING=--shed-at; prints the latency of answers that
  * did work and of 503 refusals for both, and audits both (a refused order must leave nothing).
+ *
+ * The instances run with the service's logger at its default level (info), written to a file in the temporary folder:
+ * every line must be JSON (a serializer that threw or wrote garbage is a problem), and the lines are counted by level.
+ * The settings changed from the defaults are the point of the run: the rate limit (thousands of orders from one key),
+ * quick webhook retries (so refused deliveries are retried within the run), and the pool and shedding of --overload.
  */
+import { createWriteStream } from 'node:fs';
+import { readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
@@ -22,6 +31,7 @@ import { configSchema } from '../src/config.js';
 import { createPgDatabase, type Database } from '../src/db/client.js';
 import { migrate } from '../src/db/migrate.js';
 import { createServices } from '../src/services.js';
+import { createServiceLogger } from '../src/lib/logger.js';
 import { runSoak, seedSoakCompany } from './soak-run.js';
 import { createDeliveryWorker, type DeliveryWorker } from '../src/events/delivery-worker.js';
 import { failingReceiver, webhookFigures } from './soak-webhooks.js';
@@ -98,7 +108,6 @@ async function phase(label: string, overrides: Record<string, string>, shedding:
       ...process.env,
       DATABASE_URL: dbUrl,
       SEED_DEMO: 'false',
-      LOG_LEVEL: 'warn',
       RATE_LIMIT_MAX: '100000000',
       AUTH_FAILURE_LIMIT: '100000',
       ...overrides,
@@ -114,6 +123,9 @@ async function phase(label: string, overrides: Record<string, string>, shedding:
           }),
     });
     const receiver = args.webhooks === undefined ? undefined : await failingReceiver(Number(args.webhooks));
+    const logFile = join(tmpdir(), `${name}.log`);
+    const logStream = createWriteStream(logFile);
+    const logger = createServiceLogger({ level: config.LOG_LEVEL, destination: logStream });
     const workers: DeliveryWorker[] = [];
     const bases: string[] = [];
     for (let i = 0; i < instances; i++) {
@@ -127,11 +139,21 @@ async function phase(label: string, overrides: Record<string, string>, shedding:
       if (i === 0) await migrate(db);
       const redis = config.REDIS_URL ? await openRedis(config.REDIS_URL) : undefined;
       if (redis) redisClients.push(redis);
-      const app = await buildApp({ config, db, redis, logger: { level: 'warn' } });
+      const log = logger.child({ instance: i });
+      const app = await buildApp({ config, db, redis, logger: log });
       apps.push(app);
       await app.listen({ host: '127.0.0.1', port: 0 });
       bases.push(`http://127.0.0.1:${(app.server.address() as AddressInfo).port}${config.BASE_PATH}`);
-      if (receiver) workers.push(createDeliveryWorker({ db, config }));
+      if (receiver)
+        workers.push(
+          createDeliveryWorker({
+            db,
+            config,
+            log: log.child({ component: 'webhook-worker' }),
+            onOutcome: app.metrics.webhookOutcome,
+            onError: (stage) => app.metrics.workerError('webhooks', stage),
+          }),
+        );
     }
     const services = createServices({ db: dbs[0], config });
     const seed = await seedSoakCompany(dbs[0], services, { hot: Number(args.hot), cold: Number(args.cold), hotStock: Number(args['hot-stock']) });
@@ -157,6 +179,11 @@ async function phase(label: string, overrides: Record<string, string>, shedding:
         problems.push(`webhooks: ${report.created} orders, ${hooks.events} events, ${hooks.received_distinct} distinct events received`);
       }
     }
+    for (const app of apps.splice(0)) await app.close();
+    await new Promise((r) => logStream.end(r));
+    const lines = await logLines(logFile, problems);
+    console.log(`service log (info and above): ${JSON.stringify(lines)}${args.keep ? ` in ${logFile}` : ''}`);
+    if (!args.keep) await rm(logFile, { force: true });
     if (problems.length) {
       console.log(`\nPROBLEMS (${problems.length}):\n${problems.slice(0, 50).join('\n')}`);
       process.exitCode = 1;
@@ -168,6 +195,22 @@ async function phase(label: string, overrides: Record<string, string>, shedding:
     for (const r of redisClients) r.disconnect();
     if (!args.keep) await admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
   }
+}
+
+/** The service's log lines counted by level; a line that is not JSON is a problem. */
+async function logLines(file: string, problems: string[]): Promise<Record<string, number>> {
+  const names: Record<number, string> = { 10: 'trace', 20: 'debug', 30: 'info', 40: 'warn', 50: 'error', 60: 'fatal' };
+  const counts: Record<string, number> = {};
+  for (const line of (await readFile(file, 'utf8')).split('\n')) {
+    if (!line) continue;
+    try {
+      const level = names[(JSON.parse(line) as { level: number }).level] ?? 'other';
+      counts[level] = (counts[level] ?? 0) + 1;
+    } catch {
+      problems.push(`service log: a line is not JSON: ${line.slice(0, 200)}`);
+    }
+  }
+  return counts;
 }
 
 main().catch((err) => {

@@ -1,20 +1,22 @@
-import { pino } from 'pino';
+import type { Logger } from 'pino';
 import { buildApp } from './app.js';
-import { logOptions } from './lib/log-privacy.js';
+import { createServiceLogger } from './lib/logger.js';
 import { openMigratedDatabase, openRedis } from './boot.js';
 import { loadConfig } from './config.js';
 import { createServices } from './services.js';
 import { createCourierWorker } from './fulfilment/worker.js';
 import { createDeliveryWorker } from './events/delivery-worker.js';
 import { DEMO_SLUG, seedDemo } from './seed/demo.js';
-import { startMetricsServer } from './http/metrics.js';
+import { startMetricsServer, type Metrics } from './http/metrics.js';
 import { serveAdminSocket } from './cli/admin-server.js';
 import type { Tracing } from './telemetry.js';
 
 /** The service: listen, workers, graceful shutdown. Started by src/server.ts once tracing (if any) is in place. */
 export async function main(tracing: Tracing | null): Promise<void> {
   const config = loadConfig();
-  const logger = pino(logOptions(config.LOG_LEVEL));
+  // Readable lines for a person at a terminal; JSON everywhere else (containers, CI, the tests, a pipe to a collector).
+  const human = process.stdout.isTTY === true;
+  const logger = createServiceLogger({ level: config.LOG_LEVEL, human, colour: human && !process.env.NO_COLOR });
   const db = await openMigratedDatabase(config, (msg) => logger.info(msg));
   const redis = config.REDIS_URL ? await openRedis(config.REDIS_URL, undefined, logger) : undefined;
   const services = createServices({ db, config });
@@ -44,12 +46,24 @@ export async function main(tracing: Tracing | null): Promise<void> {
 
   // Courier bookings (transactional outbox); several instances may run it: jobs are claimed with SKIP LOCKED.
   const worker = config.FULFILMENT_WORKER_ENABLED
-    ? createCourierWorker({ db, config, log: logger.child({ component: 'courier-worker' }), onOutcome: app.metrics.courierOutcome })
+    ? createCourierWorker({
+        db,
+        config,
+        log: logger.child({ component: 'courier-worker' }),
+        onOutcome: app.metrics.courierOutcome,
+        onError: (stage) => app.metrics.workerError('courier', stage),
+      })
     : null;
   worker?.start();
   // Webhook deliveries (the events outbox); several instances may run it: deliveries are claimed with SKIP LOCKED.
   const deliveries = config.WEBHOOK_WORKER_ENABLED
-    ? createDeliveryWorker({ db, config, log: logger.child({ component: 'webhook-worker' }), onOutcome: app.metrics.webhookOutcome })
+    ? createDeliveryWorker({
+        db,
+        config,
+        log: logger.child({ component: 'webhook-worker' }),
+        onOutcome: app.metrics.webhookOutcome,
+        onError: (stage) => app.metrics.workerError('webhooks', stage),
+      })
     : null;
   deliveries?.start();
   // Prometheus metrics on a port of their own, never the public one (docs/operations.md).
@@ -59,7 +73,7 @@ export async function main(tracing: Tracing | null): Promise<void> {
   // SIGTERM: readiness fails first and requests are still served for SHUTDOWN_DRAIN_MS (a load balancer takes the
   // instance out), then the server stops accepting and finishes what is in flight while the workers finish or release
   // their jobs, then the pools close. SHUTDOWN_TIMEOUT_MS bounds it all from the signal on.
-  const shutdown = async (signal: string) => {
+  const shutdown = async (signal: string, exitCode = 0) => {
     if (draining) return;
     draining = true;
     logger.info({ signal, drainMs: config.SHUTDOWN_DRAIN_MS }, 'shutting down: readiness fails, draining');
@@ -80,7 +94,7 @@ export async function main(tracing: Tracing | null): Promise<void> {
       await redis?.quit().catch(() => {});
       await tracing?.shutdown().catch(() => {});
       logger.info('stopped');
-      process.exit(0);
+      process.exit(exitCode);
     } catch (err) {
       logger.error({ err }, 'shutdown failed');
       process.exit(1);
@@ -88,4 +102,28 @@ export async function main(tracing: Tracing | null): Promise<void> {
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
+  lastResort(logger, app.metrics, () => void shutdown('uncaughtException', 1));
+}
+
+/**
+ * What a fault at run time does, once the service is up (docs/decisions.md, docs/reliability.md). Before this point a
+ * fault is a broken start (configuration, migrations, the port) and src/server.ts exits 1 with its message.
+ * - An unhandled rejection is logged and counted, and the process goes on: it reports an operation that has already
+ *   failed and unwound through its own `finally` blocks and transactions; nothing was cut off half-way by it.
+ * - An uncaught exception is logged and counted, then the instance drains and exits 1 (readiness fails at once,
+ *   requests in flight finish, workers hand back their jobs): the exception unwound a synchronous stack through
+ *   code that did not expect it, so this process's memory (pools, caches, counters) can no longer be trusted, while
+ *   nothing durable is at risk (PostgreSQL transactions). The supervisor starts a clean process.
+ * The workers cannot reach either: every poll, booking and delivery is a promise chain that catches and retries.
+ */
+function lastResort(logger: Logger, metrics: Metrics, drainAndExit: () => void): void {
+  process.on('unhandledRejection', (reason) => {
+    metrics.processError('unhandled_rejection');
+    logger.error({ err: reason }, 'unhandled rejection: logged and counted; the service goes on');
+  });
+  process.on('uncaughtException', (err) => {
+    metrics.processError('uncaught_exception');
+    logger.fatal({ err }, 'uncaught exception: the process state is no longer trusted; draining, then exiting 1 for a clean restart');
+    drainAndExit();
+  });
 }

@@ -31,6 +31,9 @@ interface WorkerLog {
   error(obj: object, msg: string): void;
 }
 
+/** Where the worker's own code failed (no attempt outcome counts it): finding or claiming work, or one delivery. */
+export type DeliveryWorkerStage = 'poll' | 'delivery';
+
 /** Companies read per poll, and deliveries claimed per company per turn (sent in parallel: different subjects). */
 const DUE_COMPANIES = 50;
 const BATCH = 20;
@@ -60,13 +63,15 @@ type Claimed = Pick<WebhookDeliveryRow, 'endpoint_id' | 'event_id' | 'attempts' 
 export function createDeliveryWorker(deps: {
   db: Db;
   config: DeliveryWorkerConfig;
-  log?: WorkerLog;
+  /** The service's logger (a child of it): the worker runs with the serializers of `npm start`, in tests too. */
+  log: WorkerLog;
   clock?: () => Date;
   /** Each delivery attempt's outcome once recorded (metrics): delivered, retrying or failed. */
   onOutcome?: (outcome: 'delivered' | 'retrying' | 'failed') => void;
+  /** An error in the worker itself (metrics); the work is retried: the next poll, or the delivery once its claim runs out. */
+  onError?: (stage: DeliveryWorkerStage) => void;
 }) {
-  const { db, config } = deps;
-  const log = deps.log ?? { info() {}, warn() {}, error() {} };
+  const { db, config, log } = deps;
   const clock = deps.clock ?? (() => new Date());
   const policy = destinationPolicy(config);
   const box = webhookSecretBox(db, config);
@@ -158,11 +163,19 @@ export function createDeliveryWorker(deps: {
       return;
     }
     const giveUp = after.getTime() - d.created_at.getTime() >= config.WEBHOOK_RETRY_FOR_MS;
-    await settle(companyId, d, giveUp ? 'failed' : 'pending', result.status, error, after);
+    await settle(companyId, d, giveUp ? 'failed' : 'pending', result.status, error, after, result.cause);
   }
 
   /** Writes one outcome and the endpoint's health (failing since when; disabled past WEBHOOK_DISABLE_AFTER_MS). */
-  async function settle(companyId: string, d: Claimed, status: 'pending' | 'delivered' | 'failed', code: number | null, error: string | null, now: Date) {
+  async function settle(
+    companyId: string,
+    d: Claimed,
+    status: 'pending' | 'delivered' | 'failed',
+    code: number | null,
+    error: string | null,
+    now: Date,
+    cause?: Error,
+  ) {
     const delay = retryDelayMs(config.WEBHOOK_RETRY_BASE_MS, config.WEBHOOK_RETRY_MAX_MS, d.attempts);
     const at = now.toISOString();
     // The common case, a delivery to a healthy endpoint, is one statement; the rest also write the endpoint's health.
@@ -192,9 +205,10 @@ export function createDeliveryWorker(deps: {
       }
     });
     deps.onOutcome?.(status === 'pending' ? 'retrying' : status);
+    // The network's own error when there is one (refused, timed out, a certificate refused); else our reason ("HTTP 500").
     if (status !== 'delivered')
       log.warn(
-        { company: companyId, endpoint: d.endpoint_id, event: d.event_id, attempts: d.attempts, status: code, err: error },
+        { company: companyId, endpoint: d.endpoint_id, event: d.event_id, attempts: d.attempts, status: code, ...(cause ? { err: cause } : { reason: error }) },
         status === 'failed' ? 'webhook delivery failed; given up' : `webhook delivery failed; retrying in ${delay} ms`,
       );
   }
@@ -205,9 +219,13 @@ export function createDeliveryWorker(deps: {
     if (!next || next.claimed.length === 0) return false;
     await Promise.all(
       next.claimed.map((d) =>
-        deliver(next.companyId, d).catch((err: unknown) =>
-          log.error({ event: d.event_id, err: err instanceof Error ? err.message : String(err) }, 'webhook delivery: could not record the outcome'),
-        ),
+        deliver(next.companyId, d).catch((err: unknown) => {
+          deps.onError?.('delivery');
+          log.error(
+            { company: next.companyId, endpoint: d.endpoint_id, event: d.event_id, err },
+            'webhook delivery: the attempt could not be made or recorded; retried once its claim runs out',
+          );
+        }),
       ),
     );
     return true;
@@ -216,7 +234,10 @@ export function createDeliveryWorker(deps: {
   const poller = pollLoop({
     pollMs: config.WEBHOOK_POLL_MS,
     runOnce: () => runOnce(undefined),
-    onError: (err) => log.error({ err: err instanceof Error ? err.message : String(err) }, 'webhook worker: poll failed'),
+    onError: (err) => {
+      deps.onError?.('poll');
+      log.error({ err }, `webhook worker: poll failed; polling again in ${config.WEBHOOK_POLL_MS} ms`);
+    },
   });
 
   return {

@@ -8,6 +8,8 @@ export interface SendResult {
   /** the HTTP status, or null when no response came (refused, network error, timeout) */
   status: number | null;
   error: string | null;
+  /** the network's error behind `error` (refused, timed out, certificate refused), kept for the log */
+  cause?: Error;
 }
 
 /**
@@ -71,7 +73,7 @@ function post(
     const timer = setTimeout(() => {
       req.destroy(new Error(`timed out after ${opts.timeoutMs} ms`));
     }, opts.timeoutMs);
-    req.on('error', (err) => done({ status: null, error: err.message.slice(0, 300) }));
+    req.on('error', (err) => done({ status: null, error: err.message.slice(0, 300), cause: err }));
     req.end(body);
   });
 }

@@ -30,6 +30,9 @@ interface WorkerLog {
   error(obj: object, msg: string): void;
 }
 
+/** Where the worker's own code failed (no job outcome counts it): finding or claiming a job, or recording a failure. */
+export type CourierWorkerStage = 'poll' | 'record';
+
 const CLAIMED_FIELDS = ['company_id', 'id', 'order_id', 'attempts'] as const;
 type ClaimedJob = Pick<JobRow, (typeof CLAIMED_FIELDS)[number]>;
 const CLAIMED_COLS = columnList(jobs, CLAIMED_FIELDS);
@@ -57,13 +60,15 @@ class Skip extends Error {}
 export function createCourierWorker(deps: {
   db: Db;
   config: WorkerConfig;
-  log?: WorkerLog;
+  /** The service's logger (a child of it): the worker runs with the serializers of `npm start`, in tests too. */
+  log: WorkerLog;
   adapterFor?: (config: CourierConfig | null) => CourierAdapter;
   /** Each job's outcome (metrics): booked, skipped, retrying or failed. */
   onOutcome?: (outcome: 'booked' | 'skipped' | 'retrying' | 'failed') => void;
+  /** An error in the worker itself (metrics); the job is retried: the next poll, or once its lease runs out. */
+  onError?: (stage: CourierWorkerStage) => void;
 }) {
-  const { db, config } = deps;
-  const log = deps.log ?? { info() {}, warn() {}, error() {} };
+  const { db, config, log } = deps;
   const adapterFor = deps.adapterFor ?? courierAdapter;
   const workerId = newId('wkr');
   const aborter = new AbortController();
@@ -184,8 +189,17 @@ export function createCourierWorker(deps: {
       WHERE company_id = ${job.company_id} AND id = ${job.id} AND claimed_by = ${workerId} AND status = 'pending'`);
     deps.onOutcome?.(final ? 'failed' : 'retrying');
     log[final ? 'error' : 'warn'](
-      { job: job.id, order: job.order_id, attempts: job.attempts, err: message },
+      { job: job.id, order: job.order_id, attempts: job.attempts, err },
       final ? 'courier booking failed; staff must act' : `courier booking failed; retrying in ${delay} ms`,
+    );
+  }
+
+  /** The failure could not be written (database gone): the job stays claimed and is due again when its lease runs out. */
+  function failedToRecord(job: ClaimedJob, err: unknown): void {
+    deps.onError?.('record');
+    log.error(
+      { job: job.id, order: job.order_id, err },
+      `courier booking: the failure could not be recorded; retried once its lease runs out (${config.FULFILMENT_LEASE_MS} ms)`,
     );
   }
 
@@ -201,7 +215,7 @@ export function createCourierWorker(deps: {
       if (err instanceof Skip) {
         deps.onOutcome?.('skipped');
         log.info({ job: job.id, order: job.order_id }, `courier booking skipped: ${err.message}`);
-      } else await fail(job, err);
+      } else await fail(job, err).catch((recordErr: unknown) => failedToRecord(job, recordErr));
     }
     return true;
   }
@@ -209,7 +223,10 @@ export function createCourierWorker(deps: {
   const poller = pollLoop({
     pollMs: config.FULFILMENT_POLL_MS,
     runOnce,
-    onError: (err) => log.error({ err: err instanceof Error ? err.message : String(err) }, 'courier worker: poll failed'),
+    onError: (err) => {
+      deps.onError?.('poll');
+      log.error({ err }, `courier worker: poll failed; polling again in ${config.FULFILMENT_POLL_MS} ms`);
+    },
   });
 
   return {

@@ -24,6 +24,10 @@ export interface Metrics {
   courierOutcome: (outcome: string) => void;
   /** A webhook delivery attempt: delivered, retrying or failed. */
   webhookOutcome: (outcome: string) => void;
+  /** An error inside a worker that no outcome above counts (its work is retried), by worker and stage. */
+  workerError: (worker: 'courier' | 'webhooks', stage: string) => void;
+  /** A fault that reached the process's last-resort handlers (src/main.ts): unhandled_rejection or uncaught_exception. */
+  processError: (kind: 'unhandled_rejection' | 'uncaught_exception') => void;
   /** The catalogue read models' cache whose builds, evictions and size are reported (the app's own, once built). */
   watchCatalogueCache: (stats: () => CatalogueCacheStats) => void;
 }
@@ -53,6 +57,20 @@ export function createMetrics(db: Database): Metrics {
   const tools = counter('commerce_mcp_tool_calls_total', 'MCP tool calls by tool and outcome (ok or the error code)', ['tool', 'outcome']);
   const courier = counter('commerce_courier_jobs_total', 'Courier booking jobs run by this instance, by outcome', ['outcome']);
   const webhooks = counter('commerce_webhook_deliveries_total', 'Webhook delivery attempts by this instance, by outcome', ['outcome']);
+  const workerErrors = counter(
+    'commerce_worker_errors_total',
+    "Errors in a worker's own code, not counted as a job or delivery outcome (poll: finding or claiming work failed, e.g. the database away; record: a courier failure could not be written; delivery: a webhook attempt could not be made or recorded); the work is retried",
+    ['worker', 'stage'],
+  );
+  const processErrors = counter(
+    'commerce_process_errors_total',
+    'Faults that reached the last-resort handlers: unhandled_rejection (logged, the process goes on), uncaught_exception (logged, the instance drains and exits 1)',
+    ['kind'],
+  );
+  // Every series exists from the start at 0, so an alert on its increase sees the first one.
+  for (const stage of ['poll', 'record']) workerErrors.inc({ worker: 'courier', stage }, 0);
+  for (const stage of ['poll', 'delivery']) workerErrors.inc({ worker: 'webhooks', stage }, 0);
+  for (const kind of ['unhandled_rejection', 'uncaught_exception']) processErrors.inc({ kind }, 0);
 
   new Gauge({
     name: 'commerce_db_pool_connections',
@@ -173,6 +191,8 @@ export function createMetrics(db: Database): Metrics {
     toolCalled: (tool, outcome) => tools.inc({ tool, outcome }),
     courierOutcome: (outcome) => courier.inc({ outcome }),
     webhookOutcome: (outcome) => webhooks.inc({ outcome }),
+    workerError: (worker, stage) => workerErrors.inc({ worker, stage }),
+    processError: (kind) => processErrors.inc({ kind }),
     watchCatalogueCache: (stats) => {
       cacheStats = stats;
     },

@@ -1,19 +1,32 @@
 /**
  * The polling shared by the service's workers (courier bookings, webhook deliveries): run `runOnce` until it finds
- * nothing, then wait `pollMs` and start again; an error ends that drain (reported) and the next poll tries again.
+ * nothing, then wait `pollMs` and start again; an error ends that drain (reported through `onError`) and the next poll
+ * tries again. Nothing a poll does can end the polling or escape as an unhandled rejection: not `runOnce` throwing
+ * (synchronously or not), not `onError` throwing in turn (issue 30: a logger that threw there ended the process).
  * `stop()` ends polling and resolves when the drain in flight has returned.
  */
 export function pollLoop(opts: { pollMs: number; runOnce: () => Promise<boolean>; onError: (err: unknown) => void }) {
   let running = false;
   let timer: NodeJS.Timeout | undefined;
   let loop: Promise<void> | null = null;
+  let reportFailed = false;
+
+  function report(err: unknown): void {
+    try {
+      opts.onError(err);
+    } catch {
+      // The report failed too: said once per loop, with nothing of the error (it may hold personal data).
+      if (!reportFailed) process.emitWarning('a worker poll failed and its error could not be reported', { code: 'POLL_REPORT_FAILED' });
+      reportFailed = true;
+    }
+  }
 
   async function drain(): Promise<void> {
     while (running) {
       try {
         if (!(await opts.runOnce())) return;
       } catch (err) {
-        opts.onError(err);
+        report(err);
         return;
       }
     }

@@ -65,13 +65,13 @@ describe('admin CLI: webhooks, deliveries, opt-out, key permissions', () => {
 
     receiver.state.down = true;
     await post(ctx, s.headers, orderBody());
-    await createDeliveryWorker({ db: ctx.db, config: { ...ctx.config, WEBHOOK_RETRY_FOR_MS: 1 } }).runOnce(s.companyId);
+    await createDeliveryWorker({ db: ctx.db, config: { ...ctx.config, WEBHOOK_RETRY_FOR_MS: 1 }, log: ctx.workerLog('webhook-worker') }).runOnce(s.companyId);
     const failed = JSON.parse((await admin('webhook', 'deliveries', '--company', co, '--status', 'failed', '--json')).out);
     expect(failed).toEqual([expect.objectContaining({ type: 'order.created', status: 'failed', attempts: 1, last_status_code: 503 })]);
     expect((await admin('webhook', 'resend', '--company', co)).code).toBe(2);
     receiver.state.down = false;
     expect(JSON.parse((await admin('webhook', 'resend', '--company', co, failed[0].event_id, '--json')).out)).toEqual({ resent: 1 });
-    await createDeliveryWorker({ db: ctx.db, config: ctx.config }).drainNow(s.companyId);
+    await createDeliveryWorker({ db: ctx.db, config: ctx.config, log: ctx.workerLog('webhook-worker') }).drainNow(s.companyId);
     const delivered = JSON.parse((await admin('webhook', 'deliveries', '--company', co, '--json')).out);
     expect(delivered).toEqual([expect.objectContaining({ status: 'delivered', attempts: 2, last_status_code: 200 })]);
     expect((await admin('webhook', 'resend', '--company', co, '--all-failed', '--json')).out).toContain('"resent": 0');

@@ -17,7 +17,8 @@ beforeAll(async () => {
 afterAll(() => receiver?.close());
 
 const fast = { WEBHOOK_RETRY_BASE_MS: 20, WEBHOOK_RETRY_MAX_MS: 100 };
-const worker = (overrides: Partial<typeof ctx.config> = {}) => createDeliveryWorker({ db: ctx.db, config: { ...ctx.config, ...fast, ...overrides } });
+const worker = (overrides: Partial<typeof ctx.config> = {}) =>
+  createDeliveryWorker({ db: ctx.db, config: { ...ctx.config, ...fast, ...overrides }, log: ctx.workerLog('webhook-worker') });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** A shop with a webhooks key and one endpoint on `url` subscribed to `events`. */
@@ -325,7 +326,8 @@ describe('retry schedule', () => {
 describe('delivery outcomes for metrics', () => {
   it('each recorded attempt reports its outcome: delivered to a receiver that answers, retrying to one that does not', async () => {
     const outcomes: string[] = [];
-    const observed = () => createDeliveryWorker({ db: ctx.db, config: { ...ctx.config, ...fast }, onOutcome: (o) => outcomes.push(o) });
+    const observed = () =>
+      createDeliveryWorker({ db: ctx.db, config: { ...ctx.config, ...fast }, log: ctx.workerLog('webhook-worker'), onOutcome: (o) => outcomes.push(o) });
     const up = await subscribed(receiver.url, ['order.created']);
     expect((await post(ctx, up.headers, orderBody())).status).toBe(201);
     await observed().runOnce(up.companyId);

@@ -90,7 +90,7 @@ describe('the worker books through the Shiprocket-style adapter', () => {
     const ref = res.body.data.order_number;
     const before = courier.state.creates;
     expect((await get(ctx, s.headers, `/orders/${ref}`)).body.data.shipment).toBeNull();
-    const worker = createCourierWorker({ db: ctx.db, config: workerConfig() });
+    const worker = createCourierWorker({ db: ctx.db, config: workerConfig(), log: ctx.workerLog('courier-worker') });
     expect(await worker.runOnce()).toBe(true);
     expect(courier.state.creates - before).toBe(1);
     const sent = courier.state.bodies.at(-1);
@@ -123,8 +123,8 @@ describe('the worker books through the Shiprocket-style adapter', () => {
     courier.state.delayMs = 30; // each booking takes a while, so the two really overlap
     // a second pool: the second worker is another "instance" with its own connections
     const otherDb: Database = createPgDatabase({ url: ctx.testDb.url!, poolMax: 5, statementTimeoutMs: 10_000, connectTimeoutMs: 5_000 });
-    const a = createCourierWorker({ db: ctx.db, config: workerConfig() });
-    const b = createCourierWorker({ db: otherDb, config: workerConfig() });
+    const a = createCourierWorker({ db: ctx.db, config: workerConfig(), log: ctx.workerLog('courier-worker') });
+    const b = createCourierWorker({ db: otherDb, config: workerConfig(), log: ctx.workerLog('courier-worker') });
     try {
       a.start();
       b.start();
@@ -147,7 +147,7 @@ describe('the worker books through the Shiprocket-style adapter', () => {
     const s = await shiprocketShop();
     const ref = (await post(ctx, s.headers, orderBody())).body.data.order_number;
     courier.state.failNext = 1;
-    const worker = createCourierWorker({ db: ctx.db, config: workerConfig({ FULFILMENT_RETRY_BASE_MS: 300 }) });
+    const worker = createCourierWorker({ db: ctx.db, config: workerConfig({ FULFILMENT_RETRY_BASE_MS: 300 }), log: ctx.workerLog('courier-worker') });
     await worker.runOnce();
     let [job] = await jobsOf(ctx, s.companyId);
     expect(job).toMatchObject({ status: 'pending', attempts: 1 });
@@ -164,7 +164,7 @@ describe('the worker books through the Shiprocket-style adapter', () => {
     const s = await shiprocketShop();
     await post(ctx, s.headers, orderBody());
     courier.state.failNext = 2;
-    const worker = createCourierWorker({ db: ctx.db, config: workerConfig({ FULFILMENT_MAX_ATTEMPTS: 2 }) });
+    const worker = createCourierWorker({ db: ctx.db, config: workerConfig({ FULFILMENT_MAX_ATTEMPTS: 2 }), log: ctx.workerLog('courier-worker') });
     await worker.runOnce();
     await new Promise((r) => setTimeout(r, 5));
     await worker.runOnce();
@@ -181,7 +181,7 @@ describe('the worker books through the Shiprocket-style adapter', () => {
   it('refused credentials fail the job at once (not retryable), and no secret reaches last_error', async () => {
     const s = await shiprocketShop({ password: 'wrong-password-xyz' });
     await post(ctx, s.headers, orderBody());
-    const worker = createCourierWorker({ db: ctx.db, config: workerConfig() });
+    const worker = createCourierWorker({ db: ctx.db, config: workerConfig(), log: ctx.workerLog('courier-worker') });
     await worker.runOnce();
     const [job] = await jobsOf(ctx, s.companyId);
     expect(job).toMatchObject({ status: 'failed', attempts: 1 });
@@ -194,7 +194,7 @@ describe('the worker books through the Shiprocket-style adapter', () => {
     const ref = (await post(ctx, s.headers, orderBody())).body.data.order_number;
     const before = courier.state.creates;
     courier.state.delayMs = 2_000;
-    const first = createCourierWorker({ db: ctx.db, config: workerConfig() });
+    const first = createCourierWorker({ db: ctx.db, config: workerConfig(), log: ctx.workerLog('courier-worker') });
     first.start();
     await waitFor(async () => courier.state.creates > before);
     await first.stop(); // aborts the call in flight
@@ -204,7 +204,7 @@ describe('the worker books through the Shiprocket-style adapter', () => {
     expect(job.last_error).toMatch(/interrupted/);
     expect((await get(ctx, s.headers, `/orders/${ref}`)).body.data.shipment).toBeNull();
 
-    const second = createCourierWorker({ db: ctx.db, config: workerConfig() });
+    const second = createCourierWorker({ db: ctx.db, config: workerConfig(), log: ctx.workerLog('courier-worker') });
     expect(await second.runOnce()).toBe(true);
     [job] = await jobsOf(ctx, s.companyId);
     expect(job).toMatchObject({ status: 'done', attempts: 1 });
@@ -218,7 +218,7 @@ describe('the worker books through the Shiprocket-style adapter', () => {
     await post(ctx, s.headers, orderBody());
     // what a crashed worker leaves behind: claimed, attempt counted, lease in the future
     await ctx.db.query(sql`UPDATE jobs SET claimed_by = 'wkr_dead', attempts = 1, run_at = now() + interval '1 hour' WHERE company_id = ${s.companyId}`);
-    const worker = createCourierWorker({ db: ctx.db, config: workerConfig() });
+    const worker = createCourierWorker({ db: ctx.db, config: workerConfig(), log: ctx.workerLog('courier-worker') });
     expect(await worker.runOnce()).toBe(false);
     await ctx.db.query(sql`UPDATE jobs SET run_at = now() - interval '1 second' WHERE company_id = ${s.companyId}`); // lease over
     expect(await worker.runOnce()).toBe(true);
@@ -230,7 +230,7 @@ describe('the worker books through the Shiprocket-style adapter', () => {
     const ref = (await post(ctx, s.headers, orderBody())).body.data.order_number;
     await ctx.services.fulfilment.move(s.companyId, ref, 'cancelled');
     const before = courier.state.creates;
-    await createCourierWorker({ db: ctx.db, config: workerConfig() }).runOnce();
+    await createCourierWorker({ db: ctx.db, config: workerConfig(), log: ctx.workerLog('courier-worker') }).runOnce();
     expect(courier.state.creates).toBe(before);
     expect((await jobsOf(ctx, s.companyId))[0]).toMatchObject({ status: 'done', last_error: 'skipped: order is cancelled' });
   });
@@ -242,7 +242,7 @@ describe('manual courier', () => {
     const s = await teeShop(ctx, '5', { auto_courier_booking: true });
     const ref = (await post(ctx, s.headers, orderBody())).body.data.order_number;
     const before = courier.state.creates;
-    await createCourierWorker({ db: ctx.db, config: workerConfig() }).runOnce();
+    await createCourierWorker({ db: ctx.db, config: workerConfig(), log: ctx.workerLog('courier-worker') }).runOnce();
     expect(courier.state.creates).toBe(before);
     let lookup = (await get(ctx, s.headers, `/orders/${ref}`)).body.data;
     expect(lookup.shipment).toEqual({

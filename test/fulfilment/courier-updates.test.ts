@@ -173,6 +173,7 @@ describe('a delivery for a cancelled order is held for staff', () => {
     await createCourierWorker({
       db: ctx.db,
       config: { FULFILMENT_POLL_MS: 20, FULFILMENT_MAX_ATTEMPTS: 3, FULFILMENT_RETRY_BASE_MS: 1, FULFILMENT_LEASE_MS: 60_000, COURIER_TIMEOUT_MS: 5000 },
+      log: ctx.workerLog('courier-worker'),
     }).runOnce();
     const awb = (await get(ctx, s.headers, `/orders/${ref}`)).body.data.shipment.awb;
     expect(awb).toBeTruthy();

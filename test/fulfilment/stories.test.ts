@@ -46,6 +46,7 @@ describe('a COD order seen through GET /orders/{reference} at each step', () => 
     await createCourierWorker({
       db: ctx.db,
       config: { FULFILMENT_POLL_MS: 20, FULFILMENT_MAX_ATTEMPTS: 3, FULFILMENT_RETRY_BASE_MS: 1, FULFILMENT_LEASE_MS: 60_000, COURIER_TIMEOUT_MS: 5000 },
+      log: ctx.workerLog('courier-worker'),
     }).runOnce();
     o = await look();
     const awb = o.shipment.awb;

@@ -1,9 +1,9 @@
 import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
-import { pino } from 'pino';
+import type { Logger } from 'pino';
 import { afterAll, beforeAll } from 'vitest';
 import { buildApp } from '../../src/app.js';
-import { logOptions } from '../../src/lib/log-privacy.js';
+import { createServiceLogger } from '../../src/lib/logger.js';
 import { configSchema, type Config } from '../../src/config.js';
 import { createServices, type Services } from '../../src/services.js';
 import type { Database } from '../../src/db/index.js';
@@ -14,7 +14,6 @@ import { logSink } from './log-sink.js';
 export function testConfig(overrides: Partial<Record<keyof Config, string>> = {}): Config {
   return configSchema.parse({
     NODE_ENV: 'test',
-    LOG_LEVEL: 'info',
     SEED_DEMO: 'false',
     MEDIA_DIR: './test/fixtures/media',
     SIGNING_SECRET: 'test-signing-secret-0123456789abcdef0123',
@@ -31,12 +30,17 @@ export interface TestApp {
   services: Services;
   /** Every log line the app wrote, parsed. */
   logs: Record<string, unknown>[];
+  /** A child of the app's logger for a worker run by the test (as src/main.ts gives one to each worker). */
+  workerLog: (component: string) => Logger;
   /** Raw log text, to grep for secrets. */
   rawLogs: () => string;
 }
 
-export async function buildTestApp(db: Database, overrides: Partial<Record<keyof Config, string>> = {}, redis?: Redis): Promise<TestApp> {
-  const config = testConfig(overrides);
+/**
+ * The logger of `npm start` (options, serializers, the level the config gives), written to memory: a line that is not
+ * JSON fails the test at once (its log call throws), and every line is there to be searched.
+ */
+export function captureLogger(level: string = testConfig().LOG_LEVEL) {
   const chunks: string[] = [];
   const logs: Record<string, unknown>[] = [];
   const sink = logSink();
@@ -49,11 +53,16 @@ export async function buildTestApp(db: Database, overrides: Partial<Record<keyof
       cb();
     },
   });
-  const logger = pino(logOptions(config.LOG_LEVEL), stream);
+  return { logger: createServiceLogger({ level, destination: stream }), logs, rawLogs: () => chunks.join('') };
+}
+
+export async function buildTestApp(db: Database, overrides: Partial<Record<keyof Config, string>> = {}, redis?: Redis): Promise<TestApp> {
+  const config = testConfig(overrides);
+  const { logger, logs, rawLogs } = captureLogger(config.LOG_LEVEL);
   const services = createServices({ db, config });
   const app = await buildApp({ config, db, logger, services, redis });
   await app.ready();
-  return { app, db, config, services, logs, rawLogs: () => chunks.join('') };
+  return { app, db, config, services, logs, rawLogs, workerLog: (component) => logger.child({ component }) };
 }
 
 /**

@@ -76,7 +76,12 @@ describe('metrics', () => {
     await client.close();
 
     // one courier job run by a worker reporting to these metrics (the manual courier books at once)
-    const worker = createCourierWorker({ db: ctx.db, config: { ...ctx.config, FULFILMENT_POLL_MS: 10 }, onOutcome: ctx.app.metrics.courierOutcome });
+    const worker = createCourierWorker({
+      db: ctx.db,
+      config: { ...ctx.config, FULFILMENT_POLL_MS: 10 },
+      log: ctx.workerLog('courier-worker'),
+      onOutcome: ctx.app.metrics.courierOutcome,
+    });
     expect(await worker.runOnce()).toBe(true);
 
     const after = await scrape();

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { openRedis } from '../../src/boot.js';
+import { configSchema } from '../../src/config.js';
 import { createPgDatabase, type Database } from '../../src/db/client.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
@@ -13,11 +14,13 @@ import { auditCompany } from '../helpers/audit.js';
 
 /**
  * Faults without touching the machine's PostgreSQL or Redis: a TCP proxy sits between the app and each,
- * and is cut and restored. Time bounds are liveness checks (no hang), generous on purpose.
+ * and is cut and restored. Time bounds are liveness checks (no hang), generous on purpose. The app runs with the
+ * service's default database timeouts (connect 5 s, statement 10 s), as a deployment does; the settings a test
+ * changes are its subject (a 200 ms statement timeout to see the server cancel, a pool of 2 to exhaust, a limit of 3).
  */
 const BASE = '/api/v1/commerce';
 const LIVENESS_MS = 15_000;
-const CONNECT_TIMEOUT_MS = '1000';
+const DEFAULTS = configSchema.parse({});
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 let testDb: TestDatabase;
@@ -37,8 +40,13 @@ beforeAll(async () => {
   if (!testDb.url) throw new Error('the fault tests need a PostgreSQL server (TEST_DATABASE_URL)');
   const u = new URL(testDb.url);
   proxy = await startTcpProxy(u.hostname, Number(u.port || 5432));
-  proxied = createPgDatabase({ url: proxy.url(testDb.url), poolMax: 10, statementTimeoutMs: 3000, connectTimeoutMs: Number(CONNECT_TIMEOUT_MS) });
-  ctx = await buildTestApp(proxied, { DB_CONNECT_TIMEOUT_MS: CONNECT_TIMEOUT_MS, DB_STATEMENT_TIMEOUT_MS: '3000' });
+  proxied = createPgDatabase({
+    url: proxy.url(testDb.url),
+    poolMax: DEFAULTS.DB_POOL_MAX,
+    statementTimeoutMs: DEFAULTS.DB_STATEMENT_TIMEOUT_MS,
+    connectTimeoutMs: DEFAULTS.DB_CONNECT_TIMEOUT_MS,
+  });
+  ctx = await buildTestApp(proxied);
   await ctx.app.listen({ host: '127.0.0.1', port: 0 });
   url = `http://127.0.0.1:${(ctx.app.server.address() as AddressInfo).port}`;
 });
@@ -213,9 +221,14 @@ describe.skipIf(!SERVER)('timeouts', () => {
   });
 
   it('pool exhaustion does not wedge the process: with every connection held, requests fail within the connect timeout, then succeed once released', async () => {
-    const db = createPgDatabase({ url: testDb.url!, poolMax: 2, statementTimeoutMs: 10_000, connectTimeoutMs: Number(CONNECT_TIMEOUT_MS) });
+    const db = createPgDatabase({
+      url: testDb.url!,
+      poolMax: 2,
+      statementTimeoutMs: DEFAULTS.DB_STATEMENT_TIMEOUT_MS,
+      connectTimeoutMs: DEFAULTS.DB_CONNECT_TIMEOUT_MS,
+    });
     cleanup.push(() => db.close());
-    const small = await buildTestApp(db, { DB_POOL_MAX: '2', DB_CONNECT_TIMEOUT_MS: CONNECT_TIMEOUT_MS });
+    const small = await buildTestApp(db, { DB_POOL_MAX: '2' });
     cleanup.push(() => small.app.close());
     const co = await createCompanyWithKey(small.services);
     let release!: () => void;

@@ -36,7 +36,9 @@ describe.skipIf(!SERVER)('SIGTERM under load', () => {
     await addLocations(testDb.db, co.company.id);
     await testDb.db.query(sql`UPDATE companies SET auto_courier_booking = true WHERE id = ${co.company.id}`);
     await addProduct(testDb.db, co.company.id, { sku: 'T', name: 'Term item', variants: [{ sku: 'T-1', selling_price: '10.00', stock: '100000' }] });
-    const { child, base } = await servers.start(testDb.url!, { DB_POOL_MAX: '10', SHUTDOWN_DRAIN_MS: '3000', SHUTDOWN_TIMEOUT_MS: '30000' });
+    // The drain and its bound are this test's subject: a drain long enough to see readiness fail while orders are still
+    // answered, and a bound that a loaded test machine cannot reach before the requests in flight have finished.
+    const { child, base } = await servers.start(testDb.url!, { SHUTDOWN_DRAIN_MS: '3000', SHUTDOWN_TIMEOUT_MS: '30000' });
     const origin = new URL(base).origin;
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
 

@@ -31,7 +31,7 @@ afterAll(async () => {
 
 /** Starts `node --import tsx src/server.ts` (one process, so SIGKILL hits the server itself) and waits for its URL. */
 async function startServer() {
-  return servers.start(testDb.url!, { DB_POOL_MAX: '20' });
+  return servers.start(testDb.url!);
 }
 
 describe.skipIf(!SERVER)('SIGKILL in the middle of order creation', () => {

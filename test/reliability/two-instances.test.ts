@@ -7,7 +7,7 @@ import { createPgDatabase, type Database } from '../../src/db/client.js';
 import { createCourierWorker } from '../../src/fulfilment/worker.js';
 import type { BookingRequest, CourierAdapter } from '../../src/couriers/types.js';
 import { runSoak, seedSoakCompany } from '../../bench/soak-run.js';
-import { buildTestApp, testConfig, type TestApp } from '../helpers/app.js';
+import { buildTestApp, captureLogger, testConfig, type TestApp } from '../helpers/app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { createCompanyWithKey } from '../helpers/fixtures.js';
 import { addLocations, addProduct } from '../helpers/catalogue-fixtures.js';
@@ -161,9 +161,12 @@ describe.skipIf(!SERVER)('two instances, one PostgreSQL, one Redis', () => {
       trackingUrl: () => null,
     });
     const config = testConfig({ FULFILMENT_POLL_MS: '10', FULFILMENT_LEASE_MS: '120000' });
+    const workerLog = captureLogger().logger.child({ component: 'courier-worker' });
     const workerPools = [0, 1].map(() => createPgDatabase({ url: testDb.url!, poolMax: 4, statementTimeoutMs: 10_000, connectTimeoutMs: 5000 }));
     pools.push(...workerPools);
-    const workers = workerPools.map((db, i) => createCourierWorker({ db, config, adapterFor: () => fakeCourier(`w${i}`) }));
+    const workers = workerPools.map((db, i) =>
+      createCourierWorker({ db, config, log: workerLog.child({ worker: i }), adapterFor: () => fakeCourier(`w${i}`) }),
+    );
     for (const w of workers) w.start();
     const t0 = Date.now();
     while (Date.now() - t0 < 30_000) {
