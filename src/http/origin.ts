@@ -22,13 +22,15 @@ declare module 'fastify' {
  * A local service is what DNS rebinding reaches: a page on evil.example whose name now resolves to 127.0.0.1 is, to
  * the browser, same-origin with `http://evil.example:3000`. So on a loopback bind the origin a request was addressed
  * to counts only when its host name is a loopback one or PUBLIC_URL's, and the MCP endpoint (`localNamesOnly`)
- * refuses any other Host, with or without `Origin`, as the MCP transport spec asks of local servers.
+ * refuses any other Host, with or without `Origin`, as the MCP transport spec asks of local servers. A service with a
+ * trusted proxy in front (TRUST_PROXY) is published under the proxy's names, not local: the proxy is the boundary.
  */
-export function registerOriginCheck(api: FastifyInstance, config: Pick<Config, 'ALLOWED_ORIGINS' | 'PUBLIC_URL' | 'HOST'>): void {
+export function registerOriginCheck(api: FastifyInstance, config: Pick<Config, 'ALLOWED_ORIGINS' | 'PUBLIC_URL' | 'HOST' | 'TRUST_PROXY'>): void {
   const allowed = new Set(config.ALLOWED_ORIGINS);
   const publicUrl = config.PUBLIC_URL ? new URL(config.PUBLIC_URL) : undefined;
   if (publicUrl) allowed.add(publicUrl.origin);
-  const local = isLoopbackBind(config.HOST);
+  const proxied = config.TRUST_PROXY !== undefined && config.TRUST_PROXY !== false;
+  const local = isLoopbackBind(config.HOST) && !proxied;
   const names = ['localhost', '127.0.0.1', '[::1]', ...(publicUrl ? [publicUrl.hostname] : [])].join(', ');
 
   /** Whether the host name a request was addressed to is one this service goes by. */
@@ -39,7 +41,7 @@ export function registerOriginCheck(api: FastifyInstance, config: Pick<Config, '
     if (local && req.routeOptions.config.localNamesOnly && !ownName(hostNameOf(req.host))) {
       throw new AppError(
         'forbidden',
-        `this server listens on ${config.HOST} only, so its MCP endpoint answers requests addressed to ${names}, not to another host name (DNS rebinding); behind a proxy, set PUBLIC_URL to the address clients use`,
+        `this server listens on ${config.HOST} only, so its MCP endpoint answers requests addressed to ${names}, not to another host name (DNS rebinding); behind a proxy, set TRUST_PROXY, or PUBLIC_URL to the address clients use`,
       );
     }
     const origin = req.headers.origin;

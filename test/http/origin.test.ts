@@ -209,6 +209,19 @@ describe('the service’s own origin, and the names a local service answers to (
     expect((await mcp(ctx, { ...p.headers, host: 'evil.example.com' })).statusCode).toBe(403);
   });
 
+  it('a local service with a trusted proxy in front (TRUST_PROXY) is published under the proxy’s names: its MCP endpoint takes them', async () => {
+    const proxied = await buildTestApp(ctx.testDb.db, { TRUST_PROXY: 'loopback' });
+    try {
+      const s = await shop(proxied);
+      const forwarded = { host: '127.0.0.1:3000', 'x-forwarded-host': 'shop.example.in', 'x-forwarded-proto': 'https' };
+      expect((await mcp(proxied, { ...s.headers, ...forwarded })).statusCode).toBe(200);
+      expect((await products(proxied, { ...s.headers, ...forwarded, origin: 'https://shop.example.in' })).statusCode).toBe(200);
+      expect((await products(proxied, { ...s.headers, ...forwarded, origin: 'http://evil.example.com' })).statusCode).toBe(403);
+    } finally {
+      await proxied.app.close();
+    }
+  });
+
   it('a service listening on every interface takes any Host; its own origin is the one a request was addressed to', async () => {
     const s = await shop(wide);
     expect((await mcp(wide, { ...s.headers, host: 'shop.example.in' })).statusCode).toBe(200);

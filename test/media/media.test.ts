@@ -133,10 +133,17 @@ describe('photo link origin', () => {
     const responses = [
       await a.app.inject({ url: `${base}/catalog/products`, headers: all, remoteAddress }),
       await a.app.inject({ url: `${base}/catalog/products/${co.productId}`, headers: all, remoteAddress }),
+      // A local server's MCP door answers only to its own names (DNS rebinding, src/http/origin.ts): the call is
+      // addressed to localhost, the other headers as given.
       await a.app.inject({
         method: 'POST',
         url: `${base}/mcp`,
-        headers: { ...all, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        headers: {
+          ...all,
+          ...(a.config.TRUST_PROXY ? {} : { host: 'localhost:3000' }),
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
         payload: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'browse_catalog', arguments: {} } },
         remoteAddress,
       }),
