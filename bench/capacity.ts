@@ -9,7 +9,6 @@
  * requests at 4 connections; the table gives milliseconds of CPU per request and what one core of each serves at
  * 60 requests per minute per key.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
@@ -21,6 +20,7 @@ import { generateCatalogue } from '../src/catalogue/catalogue.generate.js';
 import { refreshInStockOfCompany } from '../src/catalogue/catalogue.queries.js';
 import { configSchema } from '../src/config.js';
 import { createServices } from '../src/services.js';
+import { recreateDatabase, startBenchServer } from './harness.js';
 
 const { values: args } = parseArgs({
   options: { products: { type: 'string', default: '1000' }, requests: { type: 'string', default: '3000' }, orders: { type: 'string', default: '500' } },
@@ -46,11 +46,7 @@ function cpuMs(pid: number): number {
 }
 
 async function setUp() {
-  const admin = new pg.Client({ connectionString: SERVER_URL });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS ${DB_NAME} WITH (FORCE)`);
-  await admin.query(`CREATE DATABASE ${DB_NAME}`);
-  await admin.end();
+  await recreateDatabase(SERVER_URL, DB_NAME);
   const db = createPgDatabase({ url: URL_, poolMax: 8, statementTimeoutMs: 600_000, connectTimeoutMs: 10_000 });
   try {
     await migrate(db);
@@ -84,22 +80,7 @@ function orderBody(ref: string, sku: string) {
   };
 }
 
-async function startServer(): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/server.ts'], {
-    env: { ...process.env, DATABASE_URL: URL_, PORT: '0', LOG_LEVEL: 'warn', DB_POOL_MAX: String(POOL), REDIS_URL: '' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const port = await new Promise<number>((resolve, reject) => {
-    let out = '';
-    child.stdout.on('data', (chunk) => {
-      out += chunk;
-      const m = /BENCH_SERVER_READY (\d+)/.exec(out);
-      if (m) resolve(Number(m[1]));
-    });
-    child.on('exit', (code) => reject(new Error(`server exited (${code})`)));
-  });
-  return { child, port };
-}
+const startServer = () => startBenchServer('bench/server.ts', { DATABASE_URL: URL_, LOG_LEVEL: 'warn', DB_POOL_MAX: String(POOL), REDIS_URL: '' });
 
 type Req = () => { method?: string; path: string; body?: string; headers?: Record<string, string> };
 

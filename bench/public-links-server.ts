@@ -9,6 +9,7 @@ import { loadConfig } from '../src/config.js';
 import { createServices } from '../src/services.js';
 import { createInvoiceFilesService } from '../src/fulfilment/invoice-files.service.js';
 import { createOrderViews } from '../src/fulfilment/order-view.js';
+import { serveBench } from './harness.js';
 
 const config = loadConfig({ LOG_LEVEL: 'warn', SEED_DEMO: 'false', ...process.env });
 const db = await openMigratedDatabase(config);
@@ -20,14 +21,4 @@ if (process.env.BENCH_DRAW_EACH_TIME === '1') {
 }
 const app = await buildApp({ config, db, services });
 app.get('/bench/document-stats', async () => services.fulfilment.documentStats());
-await app.listen({ host: '127.0.0.1', port: Number(process.env.PORT ?? 0) });
-const address = app.server.address();
-process.stdout.write(`BENCH_SERVER_READY ${typeof address === 'object' && address ? address.port : ''}\n`);
-
-const stop = async () => {
-  await app.close();
-  await db.close();
-  process.exit(0);
-};
-process.on('SIGTERM', () => void stop());
-process.on('SIGINT', () => void stop());
+await serveBench(app, [() => db.close()]);

@@ -10,17 +10,16 @@
  * Each measures the neighbour alone, then the neighbour under the loops, and prints the neighbour's req/s, p50 and p99,
  * the link's answers per second (PDFs and 429s) and how many PDFs the server drew.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { cpus } from 'node:os';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
-import pg from 'pg';
 import { sql } from 'drizzle-orm';
 import { createPgDatabase } from '../src/db/client.js';
 import { migrate } from '../src/db/migrate.js';
 import { generateCatalogue } from '../src/catalogue/catalogue.generate.js';
 import { configSchema } from '../src/config.js';
 import { createServices } from '../src/services.js';
+import { recreateDatabase, startBenchServer } from './harness.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -48,11 +47,7 @@ interface Fixture {
 
 /** A seller with a tax profile and a shipped, invoiced order of six lines; a neighbour with 2,000 products. */
 async function setUp(): Promise<Fixture> {
-  const admin = new pg.Client({ connectionString: SERVER_URL });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS ${DB_NAME} WITH (FORCE)`);
-  await admin.query(`CREATE DATABASE ${DB_NAME}`);
-  await admin.end();
+  await recreateDatabase(SERVER_URL, DB_NAME);
   const db = createPgDatabase({ url: BENCH_URL, poolMax: 5, statementTimeoutMs: 600_000, connectTimeoutMs: 10_000 });
   try {
     await migrate(db);
@@ -90,22 +85,8 @@ async function setUp(): Promise<Fixture> {
   }
 }
 
-async function startServer(env: Record<string, string>): Promise<{ child: ChildProcess; base: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/public-links-server.ts'], {
-    env: { ...process.env, DATABASE_URL: BENCH_URL, PORT: '0', LOG_LEVEL: 'warn', RATE_LIMIT_MAX: '100000000', ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const port = await new Promise<number>((resolve, reject) => {
-    let out = '';
-    child.stdout.on('data', (chunk) => {
-      out += chunk;
-      const m = /BENCH_SERVER_READY (\d+)/.exec(out);
-      if (m) resolve(Number(m[1]));
-    });
-    child.on('exit', (code) => reject(new Error(`bench server exited (${code})`)));
-  });
-  return { child, base: `http://127.0.0.1:${port}` };
-}
+const startServer = (env: Record<string, string>) =>
+  startBenchServer('bench/public-links-server.ts', { DATABASE_URL: BENCH_URL, LOG_LEVEL: 'warn', RATE_LIMIT_MAX: '100000000', ...env });
 
 interface Run {
   rps: number;

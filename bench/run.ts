@@ -6,7 +6,7 @@
  * work of an order (order-mimic). Every workload runs in each of `rounds` rounds, taken in rotation, and the
  * median is reported with its ratio to the baseline. The table is printed and appended to docs/performance.md.
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,6 +22,7 @@ import { configSchema } from '../src/config.js';
 import { createServices } from '../src/services.js';
 import { progress as progressLine } from '../src/cli/output.js';
 import { citusWorkers, createCitusDatabase, dropCitusDatabase } from '../test/helpers/citus.js';
+import { recreateDatabase, startBenchServer } from './harness.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -67,11 +68,7 @@ async function setUp(): Promise<Fixture> {
     await dropCitusDatabase(SERVER_URL, DB_NAME, workers);
     await createCitusDatabase(SERVER_URL, DB_NAME, workers);
   } else {
-    const admin = new pg.Client({ connectionString: SERVER_URL });
-    await admin.connect();
-    await admin.query(`DROP DATABASE IF EXISTS ${DB_NAME} WITH (FORCE)`);
-    await admin.query(`CREATE DATABASE ${DB_NAME}`);
-    await admin.end();
+    await recreateDatabase(SERVER_URL, DB_NAME);
   }
 
   const db = createPgDatabase({ url: BENCH_URL, poolMax: 10, statementTimeoutMs: 600_000, connectTimeoutMs: 10_000 });
@@ -146,22 +143,7 @@ function orderBody(ref: string, sku: string) {
 
 // ---------------------------------------------------------------- server
 
-async function startServer(): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/server.ts'], {
-    env: { ...process.env, DATABASE_URL: BENCH_URL, PORT: '0', LOG_LEVEL: 'warn', DB_POOL_MAX: '20' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const port = await new Promise<number>((resolve, reject) => {
-    let out = '';
-    child.stdout.on('data', (chunk) => {
-      out += chunk;
-      const m = /BENCH_SERVER_READY (\d+)/.exec(out);
-      if (m) resolve(Number(m[1]));
-    });
-    child.on('exit', (code) => reject(new Error(`bench server exited (${code})`)));
-  });
-  return { child, port };
-}
+const startServer = () => startBenchServer('bench/server.ts', { DATABASE_URL: BENCH_URL, LOG_LEVEL: 'warn', DB_POOL_MAX: '20' });
 
 function rssMb(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');

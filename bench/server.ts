@@ -6,6 +6,7 @@
  */
 import { sql } from 'drizzle-orm';
 import { startTracing } from '../src/telemetry.js';
+import { serveBench } from './harness.js';
 
 // As src/server.ts: tracing (when OTEL_EXPORTER_OTLP_ENDPOINT is set) before the modules it instruments are loaded.
 const tracing = await startTracing();
@@ -21,16 +22,4 @@ app.get('/bench/select1', async () => {
   const rows = await db.query<{ one: number }>(sql`SELECT 1 AS one`, 'bench_select1');
   return { one: rows[0].one };
 });
-await app.listen({ host: '127.0.0.1', port: Number(process.env.PORT ?? 0) });
-const address = app.server.address();
-process.stdout.write(`BENCH_SERVER_READY ${typeof address === 'object' && address ? address.port : ''}\n`);
-
-const stop = async () => {
-  await app.close();
-  await db.close();
-  await tracing?.shutdown();
-  process.exit(0);
-};
-// stop() ends the process itself; a failure to close is an unhandled rejection, which ends it too.
-process.on('SIGTERM', () => void stop());
-process.on('SIGINT', () => void stop());
+await serveBench(app, [() => db.close(), () => tracing?.shutdown()]);

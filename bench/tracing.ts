@@ -7,19 +7,18 @@
  * node_modules linked) also the service without any tracing code. Measured in the same run with autocannon in
  * rotated rounds (the order of the servers shifts every round). Prints the medians as a table for docs/performance.md.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { sql } from 'drizzle-orm';
-import pg from 'pg';
 import { createPgDatabase } from '../src/db/client.js';
 import { migrate } from '../src/db/migrate.js';
 import { generateCatalogue } from '../src/catalogue/catalogue.generate.js';
 import { refreshInStockOfCompany } from '../src/catalogue/catalogue.queries.js';
 import { configSchema } from '../src/config.js';
 import { createServices } from '../src/services.js';
+import { recreateDatabase, startBenchServer } from './harness.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -37,11 +36,7 @@ const BENCH_URL = Object.assign(new URL(SERVER_URL), { pathname: `/${DB_NAME}` }
 const log = (msg: string) => process.stderr.write(`[bench] ${msg}\n`);
 
 async function setUp(): Promise<{ key: string; skus: string[] }> {
-  const admin = new pg.Client({ connectionString: SERVER_URL });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS ${DB_NAME} WITH (FORCE)`);
-  await admin.query(`CREATE DATABASE ${DB_NAME}`);
-  await admin.end();
+  await recreateDatabase(SERVER_URL, DB_NAME);
   const db = createPgDatabase({ url: BENCH_URL, poolMax: 4, statementTimeoutMs: 600_000, connectTimeoutMs: 10_000 });
   try {
     await migrate(db);
@@ -73,23 +68,8 @@ async function sink() {
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen, close: () => server.close() };
 }
 
-async function startServer(env: Record<string, string>, cwd = process.cwd()): Promise<{ child: ChildProcess; base: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/server.ts'], {
-    cwd,
-    env: { ...process.env, OTEL_EXPORTER_OTLP_ENDPOINT: '', DATABASE_URL: BENCH_URL, PORT: '0', LOG_LEVEL: 'warn', DB_POOL_MAX: '10', ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const port = await new Promise<number>((resolve, reject) => {
-    let out = '';
-    child.stdout.on('data', (chunk) => {
-      out += chunk;
-      const m = /BENCH_SERVER_READY (\d+)/.exec(out);
-      if (m) resolve(Number(m[1]));
-    });
-    child.on('exit', (code) => reject(new Error(`bench server exited (${code})`)));
-  });
-  return { child, base: `http://127.0.0.1:${port}` };
-}
+const startServer = (env: Record<string, string>, cwd = process.cwd()) =>
+  startBenchServer('bench/server.ts', { OTEL_EXPORTER_OTLP_ENDPOINT: '', DATABASE_URL: BENCH_URL, LOG_LEVEL: 'warn', DB_POOL_MAX: '10', ...env }, cwd);
 
 interface Measure {
   rps: number;
