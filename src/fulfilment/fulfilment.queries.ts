@@ -199,8 +199,8 @@ export async function findOrderParticulars(db: Db, companyId: string, orderId: s
            json_build_object('name', c.name, 'phone_e164', c.phone_e164, 'email', c.email) AS customer,
            (SELECT coalesce(json_agg(json_build_object('sku', l.sku, 'name', l.name, 'quantity', l.quantity::text, 'unit_price', l.unit_price::text,
                                                        'line_total', l.line_total::text, 'tax_rate', l.tax_rate::text) ORDER BY l.line_no), '[]')
-              FROM order_lines l WHERE l.company_id = o.company_id AND l.order_id = o.id) AS lines
-      FROM orders o JOIN customers c ON c.company_id = o.company_id AND c.id = o.customer_id
+              FROM order_lines l WHERE l.company_id = ${companyId} AND l.order_id = o.id) AS lines
+      FROM orders o JOIN customers c ON c.company_id = ${companyId} AND c.id = o.customer_id
      WHERE o.company_id = ${companyId} AND o.id = ${orderId}`);
   return rows[0];
 }

@@ -41,7 +41,7 @@ export function tableStore(db: Db): DocumentStore {
     async save(companyId, documentId, file) {
       await db.query(sql`
         INSERT INTO document_files (company_id, document_id, view_hash, etag, pdf) VALUES (${companyId}, ${documentId}, ${file.view_hash}, ${file.etag}, ${file.pdf})
-        ON CONFLICT (company_id, document_id) DO UPDATE SET view_hash = EXCLUDED.view_hash, etag = EXCLUDED.etag, pdf = EXCLUDED.pdf, rendered_at = now()`);
+        ON CONFLICT (company_id, document_id) DO UPDATE SET view_hash = EXCLUDED.view_hash, etag = EXCLUDED.etag, pdf = EXCLUDED.pdf, rendered_at = EXCLUDED.rendered_at`);
     },
   };
 }

@@ -114,7 +114,7 @@ const deliveryOf = async (companyId: string): Promise<Work | undefined> =>
 const jobOf = async (companyId: string): Promise<Work | undefined> =>
   (
     await testDb.db.query<Work>(
-      sql`SELECT j.status, j.attempts, j.last_error, (SELECT count(*)::int FROM shipments s WHERE s.company_id = j.company_id) AS shipments
+      sql`SELECT j.status, j.attempts, j.last_error, (SELECT count(*)::int FROM shipments s WHERE s.company_id = ${companyId}) AS shipments
           FROM jobs j WHERE j.company_id = ${companyId} ORDER BY j.created_at DESC LIMIT 1`,
     )
   )[0];
