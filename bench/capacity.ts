@@ -1,7 +1,7 @@
 /**
  * npm run capacity [-- --products 1000 --requests 3000]
  *
- * The capacity model's inputs (issue 16, docs/scaling.md): CPU time per request, in the service and in PostgreSQL,
+ * The capacity model's inputs (docs/scaling.md): CPU time per request, in the service and in PostgreSQL,
  * for each kind of request a chat flow or agent sends. CPU seconds, not wall time, so the figures hold on a busy
  * machine: the service's CPU is its process's (utime + stime from /proc), the database's is the CPU of the backends
  * serving the service's pool (the pool is fixed, so the same backends serve the whole run; background work such as

@@ -1,6 +1,6 @@
 /**
  * The service as bench/public-links.ts measures it: the real app, with one switch. BENCH_DRAW_EACH_TIME=1 gives the
- * invoice links a store that never keeps anything, so every fetch draws its PDF again (the road before issue 30);
+ * invoice links a store that never keeps anything, so every fetch draws its PDF again (as before the PDFs were stored);
  * otherwise the stored bytes are served as in production. Limits come from the environment like the service's.
  */
 import { buildApp } from '../src/app.js';

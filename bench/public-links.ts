@@ -1,10 +1,10 @@
 /**
  * npm run bench:links [-- --duration 10 --loops 4 --connections 4 --rate 40]
  *
- * What one signed invoice link costs the other companies (issue 30): a neighbour company browses its catalogue over
+ * What one signed invoice link costs the other companies: a neighbour company browses its catalogue over
  * REST (`rate` requests per second over `connections`) while `loops` parallel loops fetch one invoice link of another
  * company as fast as they are answered. Three servers, one after the other, in the same run and on the same data:
- *   before       every fetch draws the PDF again (the road before issue 30), no limit on the link
+ *   before       every fetch draws the PDF again (as before the PDFs were stored), no limit on the link
  *   stored       the stored bytes are served, no limit on the link
  *   stored+limit the stored bytes, and the link's default limit per client address (INVOICE_LINK_RATE_LIMIT)
  * Each measures the neighbour alone, then the neighbour under the loops, and prints the neighbour's req/s, p50 and p99,

@@ -1,5 +1,5 @@
 /**
- * What one company's catalogue read model costs in memory (issue 16):
+ * What one company's catalogue read model costs in memory:
  *   node --expose-gc --import tsx scripts/measure-read-model.ts --products 100000 [--variants 3]
  *   node --expose-gc --import tsx scripts/measure-read-model.ts --company <id|slug>
  * Makes a company with a generated catalogue in DATABASE_URL's database (the server's own setting), or takes an

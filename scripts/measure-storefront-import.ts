@@ -1,5 +1,5 @@
 /**
- * How long a large Shopify export takes to import (issue 20):
+ * How long a large Shopify export takes to import:
  *   npx tsx scripts/measure-storefront-import.ts [--products 10000] [--variants 3] [--photos]
  * Writes a Shopify-shaped product CSV (HTML bodies, Indian prices written `1,299.00`, options Colour/Size, Hindi
  * titles on every tenth product), imports it into a new company in DATABASE_URL's database (the server's own

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A streaming replica of this machine's PostgreSQL (127.0.0.1:5432) for the replica tests (issue 16, docs/scaling.md):
+# A streaming replica of this machine's PostgreSQL (127.0.0.1:5432) for the replica tests (docs/scaling.md):
 # a cluster of its own on PORT, made with `pg_basebackup -R` through a replication slot, with Debian's postgresql-common
 # tools, as root. The primary's pg_hba.conf gets one line allowing replication from 127.0.0.1 (added once, then reloaded).
 #

@@ -100,7 +100,7 @@ describe('import direction', () => {
   it('has no import pointing up the layers, beyond the known ones of today', () => {
     const upward = upwardImports(all);
     const known = upward.filter((e) => KNOWN_TODAY.includes(e));
-    if (known.length) console.info(`[layers] ${known.length} known upward imports, to remove (issue 13):\n  ${known.join('\n  ')}`);
+    if (known.length) console.info(`[layers] ${known.length} known upward imports, to remove:\n  ${known.join('\n  ')}`);
     expect(
       upward.filter((e) => !KNOWN_TODAY.includes(e)),
       'new upward imports',
