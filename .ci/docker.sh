@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The image, proven (issue 19): builds the project's Dockerfile unchanged (on a stand-in base made by
+# The image, proven: builds the project's Dockerfile unchanged (on a stand-in base made by
 # scripts/docker-base.sh when no registry can be reached), reports its size, checks docker-compose.yml with
 # `docker-compose config`, then runs two containers of the image against the machine's PostgreSQL and Redis behind
 # nginx (round robin) and runs scripts/docker-check.ts through nginx: both containers serve browses and orders, the

@@ -35,7 +35,7 @@ if [ "$(installed @modelcontextprotocol/conformance)" != "$conformance_version" 
     "@modelcontextprotocol/inspector@$inspector_version"
 fi
 
-# --- MCP clients (issue 30) ---------------------------------------------------------------------------------------
+# --- MCP clients --------------------------------------------------------------------------------------------------
 # Every real client calls every tool with only the required arguments and again with nulls, against the app on a
 # database of its own, each answer compared with REST's: the official SDK, the Vercel AI SDK (2026-07-28 from its
 # first request), LangChain's adapters in a LangGraph ToolNode, the OpenAI Agents SDK with convertSchemasToStrict
