@@ -1,21 +1,14 @@
-import { sql } from 'drizzle-orm';
 import type { Db } from '../db/index.js';
-import { columnList, taxProfiles, type TaxProfileRow } from '../db/schema/index.js';
 import { validationError, type FieldIssue } from '../contract/errors.js';
 import { gstinProblem, gstState } from '../lib/gstin.js';
 import { statesForPincode } from '../lib/pincode.js';
+import { findTaxProfile, writeTaxProfile, type TaxProfile } from './companies.queries.js';
 
-export type TaxProfile = Omit<TaxProfileRow, 'company_id' | 'updated_at'>;
+// The catalogue import reads and writes the profile through this module.
+export { findTaxProfile, writeTaxProfile };
+
 /** A change to a profile: a field left out keeps its value; `gstin: null` makes the company an unregistered supplier (null on a required field is refused). */
 export type TaxProfilePatch = { [K in keyof TaxProfile]?: TaxProfile[K] | null };
-
-const FIELDS = ['legal_name', 'trade_name', 'gstin', 'address_line1', 'address_line2', 'city', 'state', 'pincode', 'invoice_prefix'] as const;
-const COLUMNS = columnList(taxProfiles, FIELDS);
-
-export async function findTaxProfile(db: Db, companyId: string): Promise<TaxProfile | undefined> {
-  const rows = await db.query<TaxProfile>(sql`SELECT ${COLUMNS} FROM tax_profiles WHERE company_id = ${companyId}`);
-  return rows[0];
-}
 
 const text = (value: string | null | undefined) => {
   const t = value?.replace(/\s+/g, ' ').trim();
@@ -70,19 +63,6 @@ export function checkTaxProfile(current: TaxProfile | undefined, patch: TaxProfi
   else if (profile.invoice_prefix === 'CN') issues.push({ path: 'invoice_prefix', message: 'CN is the credit notes’ prefix' });
   if (issues.length) throw validationError(issues);
   return profile;
-}
-
-/** Creates or replaces the profile (already checked with checkTaxProfile); inside the caller's transaction when given one. */
-export async function writeTaxProfile(db: Db, companyId: string, p: TaxProfile, now: Date): Promise<TaxProfile> {
-  const rows = await db.query<TaxProfile>(sql`
-    INSERT INTO tax_profiles (company_id, legal_name, trade_name, gstin, address_line1, address_line2, city, state, pincode, invoice_prefix, updated_at)
-    VALUES (${companyId}, ${p.legal_name}, ${p.trade_name}, ${p.gstin}, ${p.address_line1}, ${p.address_line2}, ${p.city}, ${p.state}, ${p.pincode},
-    ${p.invoice_prefix}, ${now.toISOString()}::timestamptz)
-    ON CONFLICT (company_id) DO UPDATE SET legal_name = EXCLUDED.legal_name, trade_name = EXCLUDED.trade_name, gstin = EXCLUDED.gstin,
-      address_line1 = EXCLUDED.address_line1, address_line2 = EXCLUDED.address_line2, city = EXCLUDED.city, state = EXCLUDED.state,
-      pincode = EXCLUDED.pincode, invoice_prefix = EXCLUDED.invoice_prefix, updated_at = EXCLUDED.updated_at
-    RETURNING ${COLUMNS}`);
-  return rows[0];
 }
 
 /** The seller's tax profile (admin CLI): what its invoices say about the seller. */

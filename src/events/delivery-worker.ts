@@ -1,13 +1,23 @@
 import { setMaxListeners } from 'node:events';
-import { sql } from 'drizzle-orm';
 import type { Config } from '../config.js';
 import type { Db } from '../db/index.js';
-import { crossCompany } from '../db/cross-company.js';
-import type { WebhookDeliveryRow, WebhookEndpointRow } from '../db/schema/index.js';
 import { newId } from '../lib/ids.js';
 import { companiesInTurn, pollLoop } from '../lib/poll-loop.js';
 import { signWebhook, WEBHOOK_ID_HEADER, WEBHOOK_SIGNATURE_HEADER } from '../lib/webhook-signature.js';
-import { failPendingDeliveries } from './events.queries.js';
+import {
+  claimDeliveries,
+  clearEndpointFailing,
+  disableEndpoint,
+  failPendingDeliveries,
+  findDeliveryEndpoints,
+  findDueDeliveryCompanies,
+  findEventsByIds,
+  handBackDelivery,
+  markEndpointFailing,
+  settleDelivery,
+  type ClaimedDelivery,
+  type DeliveryEndpoint,
+} from './events.queries.js';
 import { sendWebhook } from './sender.js';
 import { destinationPolicy } from './webhooks.service.js';
 import { webhookSecretBox } from './webhook-secrets.js';
@@ -44,11 +54,11 @@ export function retryDelayMs(base: number, max: number, attempts: number, random
   return Math.round(plain * (0.5 + random()));
 }
 
-type Claimed = Pick<WebhookDeliveryRow, 'endpoint_id' | 'event_id' | 'attempts' | 'created_at'> & {
+type Claimed = ClaimedDelivery & {
   type: string;
   data: unknown;
   event_created_at: Date;
-} & Pick<WebhookEndpointRow, 'url' | 'secret_enc' | 'previous_secret_enc' | 'previous_secret_expires_at' | 'status' | 'failing_since'>;
+} & Omit<DeliveryEndpoint, 'id'>;
 
 /**
  * The webhook delivery worker of one service process. A poll reads, without locks, which companies have a due
@@ -82,39 +92,16 @@ export function createDeliveryWorker(deps: {
   const leaseMs = config.WEBHOOK_TIMEOUT_MS + 5_000;
 
   async function dueCompanies(): Promise<string[]> {
-    const rows = await crossCompany<{ company_id: string }>(
-      db,
-      'webhooks.due-companies',
-      sql`SELECT company_id FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= now()
-          GROUP BY company_id ORDER BY min(next_attempt_at) LIMIT ${DUE_COMPANIES}`,
-    );
-    return rows.map((r) => r.company_id);
+    return findDueDeliveryCompanies(db, DUE_COMPANIES);
   }
 
   /** Claims the company's due deliveries whose subject has no earlier pending delivery to that endpoint. */
   async function claimIn(companyId: string): Promise<Claimed[]> {
-    const claimed = await db.query<Pick<WebhookDeliveryRow, 'endpoint_id' | 'event_id' | 'attempts' | 'created_at'>>(sql`
-      UPDATE webhook_deliveries d SET attempts = d.attempts + 1, updated_at = now(), next_attempt_at = now() + ${leaseMs} * interval '1 millisecond'
-      WHERE d.company_id = ${companyId} AND (d.endpoint_id, d.event_id) IN (
-        SELECT x.endpoint_id, x.event_id FROM webhook_deliveries x
-        WHERE x.company_id = ${companyId} AND x.status = 'pending' AND x.next_attempt_at <= now()
-          AND NOT EXISTS (SELECT 1 FROM webhook_deliveries p
-                          WHERE p.company_id = ${companyId} AND p.endpoint_id = x.endpoint_id AND p.subject_id = x.subject_id
-                            AND p.status = 'pending' AND p.seq < x.seq)
-        ORDER BY x.next_attempt_at, x.seq LIMIT ${BATCH} FOR UPDATE SKIP LOCKED)
-      RETURNING d.endpoint_id, d.event_id, d.attempts, d.created_at`);
+    const claimed = await claimDeliveries(db, companyId, leaseMs, BATCH);
     if (claimed.length === 0) return [];
     const eventIds = [...new Set(claimed.map((c) => c.event_id))];
     const endpointIds = [...new Set(claimed.map((c) => c.endpoint_id))];
-    const [events, endpoints] = await Promise.all([
-      db.query<{ id: string; type: string; data: unknown; created_at: Date }>(
-        sql`SELECT id, type, data, created_at FROM events WHERE company_id = ${companyId} AND id = ANY(${sql.param(eventIds)}::text[])`,
-      ),
-      db.query<Pick<WebhookEndpointRow, 'id' | 'url' | 'secret_enc' | 'previous_secret_enc' | 'previous_secret_expires_at' | 'status' | 'failing_since'>>(
-        sql`SELECT id, url, secret_enc, previous_secret_enc, previous_secret_expires_at, status, failing_since
-            FROM webhook_endpoints WHERE company_id = ${companyId} AND id = ANY(${sql.param(endpointIds)}::text[])`,
-      ),
-    ]);
+    const [events, endpoints] = await Promise.all([findEventsByIds(db, companyId, eventIds), findDeliveryEndpoints(db, companyId, endpointIds)]);
     const eventById = new Map(events.map((e) => [e.id, e]));
     const endpointById = new Map(endpoints.map((e) => [e.id, e]));
     return claimed.map((c) => {
@@ -157,9 +144,7 @@ export function createDeliveryWorker(deps: {
     const error = result.error ?? `HTTP ${result.status}`;
     if (aborter.signal.aborted) {
       // Shutting down: hand the delivery back now (this attempt does not count) instead of waiting out the lease.
-      await db.query(sql`
-        UPDATE webhook_deliveries SET next_attempt_at = now(), attempts = greatest(attempts - 1, 0), updated_at = now()
-        WHERE company_id = ${companyId} AND endpoint_id = ${d.endpoint_id} AND event_id = ${d.event_id} AND status = 'pending'`);
+      await handBackDelivery(db, companyId, d.endpoint_id, d.event_id);
       return;
     }
     const giveUp = after.getTime() - d.created_at.getTime() >= config.WEBHOOK_RETRY_FOR_MS;
@@ -177,29 +162,28 @@ export function createDeliveryWorker(deps: {
     cause?: Error,
   ) {
     const delay = retryDelayMs(config.WEBHOOK_RETRY_BASE_MS, config.WEBHOOK_RETRY_MAX_MS, d.attempts);
-    const at = now.toISOString();
     // The common case, a delivery to a healthy endpoint, is one statement; the rest also write the endpoint's health.
     const run = status === 'delivered' && !d.failing_since ? <T>(fn: (tx: Db) => Promise<T>) => fn(db) : <T>(fn: (tx: Db) => Promise<T>) => db.tx(fn);
     await run(async (tx) => {
-      await tx.query(sql`
-        UPDATE webhook_deliveries SET status = ${status}, last_status_code = ${code}, last_error = ${error ? error.slice(0, 300) : null},
-          delivered_at = ${status === 'delivered' ? at : null}::timestamptz, updated_at = ${at}::timestamptz,
-          next_attempt_at = ${new Date(now.getTime() + (status === 'pending' ? delay : 0)).toISOString()}::timestamptz
-        WHERE company_id = ${companyId} AND endpoint_id = ${d.endpoint_id} AND event_id = ${d.event_id} AND status = 'pending'`);
+      await settleDelivery(tx, companyId, {
+        endpointId: d.endpoint_id,
+        eventId: d.event_id,
+        status,
+        code,
+        error: error ? error.slice(0, 300) : null,
+        deliveredAt: status === 'delivered' ? now : null,
+        at: now,
+        nextAttemptAt: new Date(now.getTime() + (status === 'pending' ? delay : 0)),
+      });
       if (d.status !== 'active') return;
       if (status === 'delivered') {
-        if (d.failing_since)
-          await tx.query(sql`UPDATE webhook_endpoints SET failing_since = NULL, updated_at = ${at}::timestamptz
-                             WHERE company_id = ${companyId} AND id = ${d.endpoint_id}`);
+        if (d.failing_since) await clearEndpointFailing(tx, companyId, d.endpoint_id, now);
         return;
       }
-      const [w] = await tx.query<{ failing_since: Date }>(sql`
-        UPDATE webhook_endpoints SET failing_since = coalesce(failing_since, ${at}::timestamptz), updated_at = ${at}::timestamptz
-        WHERE company_id = ${companyId} AND id = ${d.endpoint_id} AND status = 'active' RETURNING failing_since`);
-      if (w && now.getTime() - w.failing_since.getTime() >= config.WEBHOOK_DISABLE_AFTER_MS) {
-        const reason = `no successful delivery since ${w.failing_since.toISOString()} (last: ${error ?? 'failed'})`;
-        await tx.query(sql`UPDATE webhook_endpoints SET status = 'disabled', disabled_reason = ${reason.slice(0, 300)}, updated_at = ${at}::timestamptz
-                           WHERE company_id = ${companyId} AND id = ${d.endpoint_id} AND status = 'active'`);
+      const failingSince = await markEndpointFailing(tx, companyId, d.endpoint_id, now);
+      if (failingSince && now.getTime() - failingSince.getTime() >= config.WEBHOOK_DISABLE_AFTER_MS) {
+        const reason = `no successful delivery since ${failingSince.toISOString()} (last: ${error ?? 'failed'})`;
+        await disableEndpoint(tx, companyId, d.endpoint_id, reason.slice(0, 300), now);
         await failPendingDeliveries(tx, companyId, d.endpoint_id, 'endpoint disabled', now);
         log.error({ company: companyId, endpoint: d.endpoint_id }, 'webhook endpoint disabled after failing for too long');
       }

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { Db } from '../db/index.js';
+import { crossCompany } from '../db/cross-company.js';
 import type { WebhookDeliveryRow, WebhookEndpointRow } from '../db/schema/index.js';
 import type { EventType } from '../contract/webhooks.js';
 
@@ -123,4 +124,107 @@ export async function resendFailed(db: Db, companyId: string, eventId: string | 
       AND EXISTS (SELECT 1 FROM webhook_endpoints w WHERE w.company_id = ${companyId} AND w.id = d.endpoint_id AND w.status = 'active')
     RETURNING d.event_id`);
   return rows.length;
+}
+
+/** Up to `limit` companies with a due pending delivery, oldest due first; read without locks, across companies (named in CROSS_COMPANY_QUERIES). */
+export async function findDueDeliveryCompanies(db: Db, limit: number): Promise<string[]> {
+  const rows = await crossCompany<{ company_id: string }>(
+    db,
+    'webhooks.due-companies',
+    sql`SELECT company_id FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= now()
+          GROUP BY company_id ORDER BY min(next_attempt_at) LIMIT ${limit}`,
+  );
+  return rows.map((r) => r.company_id);
+}
+
+export type ClaimedDelivery = Pick<WebhookDeliveryRow, 'endpoint_id' | 'event_id' | 'attempts' | 'created_at'>;
+
+/**
+ * Claims up to `batch` of the company's due deliveries whose subject has no earlier pending delivery to that endpoint
+ * (FOR UPDATE SKIP LOCKED), each pushed `leaseMs` ahead.
+ */
+export async function claimDeliveries(db: Db, companyId: string, leaseMs: number, batch: number): Promise<ClaimedDelivery[]> {
+  return db.query<ClaimedDelivery>(sql`
+      UPDATE webhook_deliveries d SET attempts = d.attempts + 1, updated_at = now(), next_attempt_at = now() + ${leaseMs} * interval '1 millisecond'
+      WHERE d.company_id = ${companyId} AND (d.endpoint_id, d.event_id) IN (
+        SELECT x.endpoint_id, x.event_id FROM webhook_deliveries x
+        WHERE x.company_id = ${companyId} AND x.status = 'pending' AND x.next_attempt_at <= now()
+          AND NOT EXISTS (SELECT 1 FROM webhook_deliveries p
+                          WHERE p.company_id = ${companyId} AND p.endpoint_id = x.endpoint_id AND p.subject_id = x.subject_id
+                            AND p.status = 'pending' AND p.seq < x.seq)
+        ORDER BY x.next_attempt_at, x.seq LIMIT ${batch} FOR UPDATE SKIP LOCKED)
+      RETURNING d.endpoint_id, d.event_id, d.attempts, d.created_at`);
+}
+
+export interface DeliveredEvent {
+  id: string;
+  type: string;
+  data: unknown;
+  created_at: Date;
+}
+
+export async function findEventsByIds(db: Db, companyId: string, eventIds: string[]): Promise<DeliveredEvent[]> {
+  return db.query<DeliveredEvent>(
+    sql`SELECT id, type, data, created_at FROM events WHERE company_id = ${companyId} AND id = ANY(${sql.param(eventIds)}::text[])`,
+  );
+}
+
+export type DeliveryEndpoint = Pick<
+  WebhookEndpointRow,
+  'id' | 'url' | 'secret_enc' | 'previous_secret_enc' | 'previous_secret_expires_at' | 'status' | 'failing_since'
+>;
+
+export async function findDeliveryEndpoints(db: Db, companyId: string, endpointIds: string[]): Promise<DeliveryEndpoint[]> {
+  return db.query<DeliveryEndpoint>(
+    sql`SELECT id, url, secret_enc, previous_secret_enc, previous_secret_expires_at, status, failing_since
+            FROM webhook_endpoints WHERE company_id = ${companyId} AND id = ANY(${sql.param(endpointIds)}::text[])`,
+  );
+}
+
+/** A claimed delivery handed back due now, its attempt not counted. */
+export async function handBackDelivery(db: Db, companyId: string, endpointId: string, eventId: string): Promise<void> {
+  await db.query(sql`
+        UPDATE webhook_deliveries SET next_attempt_at = now(), attempts = greatest(attempts - 1, 0), updated_at = now()
+        WHERE company_id = ${companyId} AND endpoint_id = ${endpointId} AND event_id = ${eventId} AND status = 'pending'`);
+}
+
+/** One attempt's outcome on a pending delivery. */
+export async function settleDelivery(
+  tx: Db,
+  companyId: string,
+  d: {
+    endpointId: string;
+    eventId: string;
+    status: 'pending' | 'delivered' | 'failed';
+    code: number | null;
+    error: string | null;
+    deliveredAt: Date | null;
+    at: Date;
+    nextAttemptAt: Date;
+  },
+): Promise<void> {
+  await tx.query(sql`
+        UPDATE webhook_deliveries SET status = ${d.status}, last_status_code = ${d.code}, last_error = ${d.error},
+          delivered_at = ${d.deliveredAt ? d.deliveredAt.toISOString() : null}::timestamptz, updated_at = ${d.at.toISOString()}::timestamptz,
+          next_attempt_at = ${d.nextAttemptAt.toISOString()}::timestamptz
+        WHERE company_id = ${companyId} AND endpoint_id = ${d.endpointId} AND event_id = ${d.eventId} AND status = 'pending'`);
+}
+
+/** The endpoint healthy again: its failing_since cleared. */
+export async function clearEndpointFailing(tx: Db, companyId: string, endpointId: string, at: Date): Promise<void> {
+  await tx.query(sql`UPDATE webhook_endpoints SET failing_since = NULL, updated_at = ${at.toISOString()}::timestamptz
+                             WHERE company_id = ${companyId} AND id = ${endpointId}`);
+}
+
+/** An active endpoint failing since `at` unless it already was; answers since when (undefined: not active). */
+export async function markEndpointFailing(tx: Db, companyId: string, endpointId: string, at: Date): Promise<Date | undefined> {
+  const [w] = await tx.query<{ failing_since: Date }>(sql`
+        UPDATE webhook_endpoints SET failing_since = coalesce(failing_since, ${at.toISOString()}::timestamptz), updated_at = ${at.toISOString()}::timestamptz
+        WHERE company_id = ${companyId} AND id = ${endpointId} AND status = 'active' RETURNING failing_since`);
+  return w?.failing_since;
+}
+
+export async function disableEndpoint(tx: Db, companyId: string, endpointId: string, reason: string, at: Date): Promise<void> {
+  await tx.query(sql`UPDATE webhook_endpoints SET status = 'disabled', disabled_reason = ${reason}, updated_at = ${at.toISOString()}::timestamptz
+                           WHERE company_id = ${companyId} AND id = ${endpointId} AND status = 'active'`);
 }

@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { sql } from 'drizzle-orm';
 import type { Config } from '../config.js';
 import type { Db } from '../db/index.js';
-import type { ServiceSecretRow } from '../db/schema/index.js';
+import { serviceSecret } from '../db/service-secrets.js';
 import { randomAlnum } from '../lib/ids.js';
 import { secretBox, type SecretBox } from '../lib/secret-box.js';
 
@@ -19,10 +18,7 @@ export function webhookSecretBox(db: Db, config: Pick<Config, 'SIGNING_SECRET'>)
   let box: Promise<SecretBox> | undefined;
   const load = async () => {
     if (config.SIGNING_SECRET) return secretBox(config.SIGNING_SECRET, 'webhook-endpoint-secrets');
-    await db.query(sql`INSERT INTO service_secrets (name, value) VALUES (${SECRET_NAME}, ${randomBytes(32).toString('base64url')})
-      ON CONFLICT (name) DO NOTHING`);
-    const rows = await db.query<Pick<ServiceSecretRow, 'value'>>(sql`SELECT value FROM service_secrets WHERE name = ${SECRET_NAME}`);
-    return secretBox(rows[0].value, 'webhook-endpoint-secrets');
+    return secretBox(await serviceSecret(db, SECRET_NAME, randomBytes(32).toString('base64url')), 'webhook-endpoint-secrets');
   };
   return () => {
     box ??= load().catch((err) => {

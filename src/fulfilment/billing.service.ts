@@ -1,15 +1,29 @@
-import { sql } from 'drizzle-orm';
 import type { Config } from '../config.js';
 import type { Db } from '../db/index.js';
-import { type creditNoteCounters, type invoiceCounters, type InvoiceRow, type PaymentRow } from '../db/schema/index.js';
-import { findTaxProfile } from '../companies/tax-profile.service.js';
+import { findTaxProfile } from '../companies/companies.queries.js';
 import { AppError, validationError } from '../contract/errors.js';
 import { newId } from '../lib/ids.js';
 import { Decimal, money } from '../lib/money.js';
 import { recordOrderEvent } from '../orders/order-events.js';
 import { lockOrder } from './fulfilment.queries.js';
 import { buildInvoiceDocument } from './invoice-document.js';
-import { findCreditNote, findInvoice, type OrderInvoice } from './billing.queries.js';
+import {
+  addInvoicePaid,
+  findCreditNote,
+  findInvoice,
+  insertCreditNote,
+  insertDeliveryPayment,
+  insertInvoice,
+  insertPayment,
+  lockInvoiceForDeliveryCash,
+  lockInvoiceForPayment,
+  lockShipmentPayment,
+  replaceInvoicePaid,
+  setPaymentAmount,
+  takeCreditNoteNumber,
+  takeInvoiceNumber,
+  type OrderInvoice,
+} from './billing.queries.js';
 import type { OrderViews } from './order-view.js';
 
 /** Billing: invoices (GST series per financial year) and payments. The *Tx functions run inside a caller's transaction. */
@@ -60,16 +74,19 @@ export async function issueInvoiceTx(
   const profile = await findTaxProfile(tx, companyId);
   const document = await buildInvoiceDocument(tx, companyId, order.id, profile);
   const prefix = profile?.invoice_prefix ?? 'INV';
-  const [counter] = await tx.query<Pick<typeof invoiceCounters.$inferSelect, 'last_number'>>(sql`
-    INSERT INTO invoice_counters (company_id, financial_year, last_number) VALUES (${companyId}, ${fy}, 1)
-    ON CONFLICT (company_id, financial_year) DO UPDATE SET last_number = invoice_counters.last_number + 1
-    RETURNING last_number`);
+  const serial = await takeInvoiceNumber(tx, companyId, fy);
   const id = newId('inv');
   const dueAt = new Date(now.getTime() + dueDays * 24 * 60 * 60 * 1000);
-  await tx.query(sql`
-    INSERT INTO invoices (company_id, id, order_id, invoice_number, financial_year, total, issued_at, due_at, document)
-    VALUES (${companyId}, ${id}, ${order.id}, ${formatDocumentNumber(prefix, fy, Number(counter.last_number))}, ${fy}, ${money(order.amount)}::numeric,
-            ${now.toISOString()}::timestamptz, ${dueAt.toISOString()}::timestamptz, ${JSON.stringify(document)}::jsonb)`);
+  await insertInvoice(tx, companyId, {
+    id,
+    orderId: order.id,
+    number: formatDocumentNumber(prefix, fy, serial),
+    financialYear: fy,
+    total: money(order.amount),
+    issuedAt: now,
+    dueAt,
+    document,
+  });
   await recordOrderEvent(tx, companyId, 'invoice.issued', order.id, now);
   if (order.payment === 'prepaid' && new Decimal(order.amount).gt(0)) {
     await recordPaymentTx(tx, companyId, id, new Decimal(order.amount), 'prepaid', order.payment_reference, now);
@@ -86,14 +103,16 @@ export async function issueCreditNoteTx(tx: Db, companyId: string, orderId: stri
   const invoice = await findInvoice(tx, companyId, orderId, true);
   if (!invoice || (await findCreditNote(tx, companyId, invoice.id))) return;
   const fy = financialYear(now);
-  const [counter] = await tx.query<Pick<typeof creditNoteCounters.$inferSelect, 'last_number'>>(sql`
-    INSERT INTO credit_note_counters (company_id, financial_year, last_number) VALUES (${companyId}, ${fy}, 1)
-    ON CONFLICT (company_id, financial_year) DO UPDATE SET last_number = credit_note_counters.last_number + 1
-    RETURNING last_number`);
-  await tx.query(sql`
-    INSERT INTO credit_notes (company_id, id, invoice_id, credit_note_number, financial_year, reason, total, issued_at)
-    VALUES (${companyId}, ${newId('cn')}, ${invoice.id}, ${formatDocumentNumber(CREDIT_NOTE_PREFIX, fy, Number(counter.last_number))}, ${fy}, ${reason},
-            ${money(invoice.total)}::numeric, ${now.toISOString()}::timestamptz)`);
+  const serial = await takeCreditNoteNumber(tx, companyId, fy);
+  await insertCreditNote(tx, companyId, {
+    id: newId('cn'),
+    invoiceId: invoice.id,
+    number: formatDocumentNumber(CREDIT_NOTE_PREFIX, fy, serial),
+    financialYear: fy,
+    reason,
+    total: money(invoice.total),
+    issuedAt: now,
+  });
 }
 
 /** Adds a payment (partial allowed) to an invoice under its row lock; more than is owed is refused. */
@@ -106,18 +125,14 @@ export async function recordPaymentTx(
   reference: string | null,
   now: Date,
 ): Promise<void> {
-  const [inv] = await tx.query<Pick<InvoiceRow, 'total' | 'amount_paid' | 'invoice_number' | 'order_id'>>(
-    sql`SELECT total, amount_paid, invoice_number, order_id FROM invoices WHERE company_id = ${companyId} AND id = ${invoiceId} FOR UPDATE`,
-  );
+  const inv = await lockInvoiceForPayment(tx, companyId, invoiceId);
   if (!inv) throw new AppError('not_found', `no invoice ${invoiceId}`);
   const due = new Decimal(inv.total).minus(inv.amount_paid);
   if (amount.lte(0) || amount.decimalPlaces() > 2) throw validationError([{ path: 'amount', message: 'must be greater than 0 with at most 2 decimals' }]);
   if (due.isZero()) throw new AppError('validation_failed', `invoice ${inv.invoice_number} is already paid in full`);
   if (amount.gt(due)) throw validationError([{ path: 'amount', message: `is more than the ${money(due)} still owed on ${inv.invoice_number}` }]);
-  await tx.query(sql`
-    INSERT INTO payments (company_id, id, invoice_id, amount, method, reference, recorded_at)
-    VALUES (${companyId}, ${newId('pay')}, ${invoiceId}, ${money(amount)}::numeric, ${method}, ${reference}, ${now.toISOString()}::timestamptz)`);
-  await tx.query(sql`UPDATE invoices SET amount_paid = amount_paid + ${money(amount)}::numeric WHERE company_id = ${companyId} AND id = ${invoiceId}`);
+  await insertPayment(tx, companyId, { id: newId('pay'), invoiceId, amount: money(amount), method, reference, recordedAt: now });
+  await addInvoicePaid(tx, companyId, invoiceId, money(amount));
   await recordOrderEvent(tx, companyId, 'payment.recorded', inv.order_id, now);
 }
 
@@ -137,29 +152,16 @@ export async function setDeliveryCashTx(
   reference: string | null,
   now: Date,
 ): Promise<{ changed: boolean; recorded: Decimal }> {
-  const [inv] = await tx.query<Pick<InvoiceRow, 'total' | 'amount_paid' | 'order_id'>>(
-    sql`SELECT total, amount_paid, order_id FROM invoices WHERE company_id = ${companyId} AND id = ${invoiceId} FOR UPDATE`,
-  );
+  const inv = await lockInvoiceForDeliveryCash(tx, companyId, invoiceId);
   if (!inv) throw new AppError('not_found', `no invoice ${invoiceId}`);
-  const [existing] = await tx.query<Pick<PaymentRow, 'id' | 'amount'>>(
-    sql`SELECT id, amount FROM payments WHERE company_id = ${companyId} AND shipment_id = ${shipmentId} FOR UPDATE`,
-  );
+  const existing = await lockShipmentPayment(tx, companyId, shipmentId);
   const mine = new Decimal(existing?.amount ?? 0);
   const room = Decimal.max(new Decimal(inv.total).minus(new Decimal(inv.amount_paid).minus(mine)), 0);
   const target = collected === true ? (existing ? mine : room) : Decimal.min(collected, room);
   if (target.eq(mine) || target.lte(0)) return { changed: false, recorded: mine };
-  if (existing) {
-    await tx.query(sql`
-      UPDATE payments SET amount = ${money(target)}::numeric, recorded_at = ${now.toISOString()}::timestamptz
-      WHERE company_id = ${companyId} AND id = ${existing.id}`);
-  } else {
-    await tx.query(sql`
-      INSERT INTO payments (company_id, id, invoice_id, shipment_id, amount, method, reference, recorded_at)
-      VALUES (${companyId}, ${newId('pay')}, ${invoiceId}, ${shipmentId}, ${money(target)}::numeric, 'cod', ${reference}, ${now.toISOString()}::timestamptz)`);
-  }
-  await tx.query(sql`
-    UPDATE invoices SET amount_paid = amount_paid - ${money(mine)}::numeric + ${money(target)}::numeric
-    WHERE company_id = ${companyId} AND id = ${invoiceId}`);
+  if (existing) await setPaymentAmount(tx, companyId, existing.id, money(target), now);
+  else await insertDeliveryPayment(tx, companyId, { id: newId('pay'), invoiceId, shipmentId, amount: money(target), reference, recordedAt: now });
+  await replaceInvoicePaid(tx, companyId, invoiceId, money(mine), money(target));
   await recordOrderEvent(tx, companyId, 'payment.recorded', inv.order_id, now);
   return { changed: true, recorded: target };
 }

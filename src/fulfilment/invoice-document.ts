@@ -1,11 +1,10 @@
-import { sql } from 'drizzle-orm';
 import type { Db } from '../db/index.js';
-import type { CustomerRow, OrderLineRow, OrderRow, ProductRow } from '../db/schema/index.js';
-import type { TaxProfile } from '../companies/tax-profile.service.js';
+import type { TaxProfile } from '../companies/companies.queries.js';
 import { rupeesInWords } from '../lib/amount-words.js';
 import { gstState } from '../lib/gstin.js';
 import { taxByRate, taxLine, taxTotals, type TaxedLine, type TaxKind, type TaxTotals } from '../lib/gst-tax.js';
 import { qty } from '../lib/money.js';
+import { findInvoiceLines, findInvoiceParty } from './billing.queries.js';
 
 /**
  * What an invoice says, computed once when it is issued and kept on the invoice row (`invoices.document`), so a
@@ -34,10 +33,6 @@ export interface InvoiceDocument {
   amount_in_words: string;
 }
 
-type OrderParty = Pick<OrderRow, 'order_number' | 'created_at' | 'delivery_address'> &
-  Pick<CustomerRow, 'name' | 'phone_e164' | 'address_line1' | 'address_line2' | 'city' | 'state' | 'pincode'> & { company_name: string };
-type InvoiceLine = Pick<OrderLineRow, 'sku' | 'name' | 'quantity' | 'unit_price' | 'line_total' | 'tax_rate'> & Pick<ProductRow, 'hsn_code' | 'unit'>;
-
 const addressLines = (a: { line1: string | null; line2: string | null; city: string | null; state: string | null; pincode: string | null }) =>
   [a.line1, a.line2, [a.city, a.state].filter(Boolean).join(', ') + (a.pincode ? ` - ${a.pincode}` : '')].filter((l): l is string => !!l && l.trim() !== '');
 
@@ -48,19 +43,9 @@ const addressLines = (a: { line1: string | null; line2: string | null; city: str
  * customer's record, else the seller's own state (goods handed over there).
  */
 export async function buildInvoiceDocument(db: Db, companyId: string, orderId: string, profile: TaxProfile | undefined): Promise<InvoiceDocument> {
-  const [order] = await db.query<OrderParty>(sql`
-    SELECT o.order_number, o.created_at, o.delivery_address, c.name, c.phone_e164, c.address_line1, c.address_line2, c.city, c.state, c.pincode,
-      (SELECT co.name FROM companies co WHERE co.id = ${companyId}) AS company_name
-    FROM orders o JOIN customers c ON c.company_id = ${companyId} AND c.id = o.customer_id
-    WHERE o.company_id = ${companyId} AND o.id = ${orderId}`);
+  const order = await findInvoiceParty(db, companyId, orderId);
   if (!order) throw new Error(`order ${orderId} vanished`);
-  const lines = await db.query<InvoiceLine>(sql`
-    SELECT l.sku, l.name, l.quantity, l.unit_price, l.line_total, l.tax_rate, p.hsn_code, p.unit
-    FROM order_lines l
-    JOIN variants v ON v.company_id = ${companyId} AND v.id = l.variant_id
-    JOIN products p ON p.company_id = ${companyId} AND p.id = v.product_id
-    WHERE l.company_id = ${companyId} AND l.order_id = ${orderId}
-    ORDER BY l.line_no`);
+  const lines = await findInvoiceLines(db, companyId, orderId);
 
   const sellerState = profile ? gstState(profile.state) : null;
   const delivery = order.delivery_address;

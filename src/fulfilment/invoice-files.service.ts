@@ -1,16 +1,20 @@
 import { createHash } from 'node:crypto';
-import { sql } from 'drizzle-orm';
 import type { Db } from '../db/index.js';
-import type { CreditNoteRow, DocumentFileRow, InvoiceRow, OrderRow } from '../db/schema/index.js';
 import { AppError, notFound } from '../contract/errors.js';
-import { findTaxProfile } from '../companies/tax-profile.service.js';
+import { findTaxProfile } from '../companies/companies.queries.js';
 import { findCreditNote, findInvoice } from './billing.queries.js';
 import { buildInvoiceDocument, type InvoiceDocument } from './invoice-document.js';
+import {
+  creditNoteById,
+  findDocumentFile,
+  invoiceById,
+  saveDocumentFile,
+  type CreditNoteForPdf,
+  type InvoiceForPdf,
+  type StoredFile,
+} from './invoice-files.queries.js';
 import { renderInvoicePdf, type PdfView } from './invoice-pdf.js';
 import type { OrderViews } from './order-view.js';
-
-type InvoiceForPdf = Pick<InvoiceRow, 'id' | 'order_id' | 'invoice_number' | 'total' | 'amount_paid' | 'issued_at' | 'document'> & Pick<OrderRow, 'payment'>;
-type CreditNoteForPdf = Pick<CreditNoteRow, 'id' | 'invoice_id' | 'credit_note_number' | 'reason' | 'issued_at'>;
 
 export interface DocumentFile {
   /** `INV-26-27-000001.pdf` */
@@ -19,9 +23,6 @@ export interface DocumentFile {
   /** A strong entity tag of these bytes, quoted (`"…"`), for `ETag` and `If-None-Match`. */
   etag: string;
 }
-
-/** A PDF as drawn for one view of a document. */
-export type StoredFile = Pick<DocumentFileRow, 'view_hash' | 'etag'> & { pdf: Uint8Array };
 
 /** Where drawn PDFs are kept between fetches. */
 export interface DocumentStore {
@@ -32,17 +33,8 @@ export interface DocumentStore {
 /** The `document_files` table (migration 0021): one row per document, replaced when it is drawn again. */
 export function tableStore(db: Db): DocumentStore {
   return {
-    async find(companyId, documentId) {
-      const rows = await db.query<StoredFile>(
-        sql`SELECT view_hash, etag, pdf FROM document_files WHERE company_id = ${companyId} AND document_id = ${documentId}`,
-      );
-      return rows[0];
-    },
-    async save(companyId, documentId, file) {
-      await db.query(sql`
-        INSERT INTO document_files (company_id, document_id, view_hash, etag, pdf) VALUES (${companyId}, ${documentId}, ${file.view_hash}, ${file.etag}, ${file.pdf})
-        ON CONFLICT (company_id, document_id) DO UPDATE SET view_hash = EXCLUDED.view_hash, etag = EXCLUDED.etag, pdf = EXCLUDED.pdf, rendered_at = EXCLUDED.rendered_at`);
-    },
+    find: (companyId, documentId) => findDocumentFile(db, companyId, documentId),
+    save: (companyId, documentId, file) => saveDocumentFile(db, companyId, documentId, file),
   };
 }
 
@@ -58,21 +50,6 @@ const asBuffer = (bytes: Uint8Array) => (Buffer.isBuffer(bytes) ? bytes : Buffer
 const sha256 = (data: string | Uint8Array) => createHash('sha256').update(data).digest('base64url');
 /** Everything the PDF shows, hashed: the document as issued, number, date, payment state, the invoice a note reverses. */
 const viewHash = (view: PdfView) => sha256(JSON.stringify({ layout: LAYOUT_VERSION, view }));
-
-async function invoiceById(db: Db, companyId: string, invoiceId: string): Promise<InvoiceForPdf | undefined> {
-  const rows = await db.query<InvoiceForPdf>(sql`
-    SELECT i.id, i.order_id, i.invoice_number, i.total, i.amount_paid, i.issued_at, i.document, o.payment
-    FROM invoices i JOIN orders o ON o.company_id = ${companyId} AND o.id = i.order_id
-    WHERE i.company_id = ${companyId} AND i.id = ${invoiceId}`);
-  return rows[0];
-}
-
-async function creditNoteById(db: Db, companyId: string, creditNoteId: string): Promise<CreditNoteForPdf | undefined> {
-  const rows = await db.query<CreditNoteForPdf>(
-    sql`SELECT id, invoice_id, credit_note_number, reason, issued_at FROM credit_notes WHERE company_id = ${companyId} AND id = ${creditNoteId}`,
-  );
-  return rows[0];
-}
 
 /**
  * Invoices and credit notes as PDF files: for signed links (by document id) and for staff (by order). A document is

@@ -1,13 +1,11 @@
-import { sql } from 'drizzle-orm';
 import type { Config } from '../config.js';
 import type { Db } from '../db/index.js';
-import { crossCompany } from '../db/cross-company.js';
-import { columnList, jobs, type JobRow } from '../db/schema/index.js';
 import { courierAdapter, CourierError, type CourierAdapter, type CourierConfig } from '../couriers/index.js';
 import { newId } from '../lib/ids.js';
 import { companiesInTurn, pollLoop } from '../lib/poll-loop.js';
 import { money } from '../lib/money.js';
 import { recordOrderEvent } from '../orders/order-events.js';
+import { claimBookingJob, findDueBookingCompanies, finishJob, handBackJob, recordJobFailure, type ClaimedJob } from './courier-jobs.queries.js';
 import {
   findBookingLines,
   findCourierConfig,
@@ -32,10 +30,6 @@ interface WorkerLog {
 
 /** Where the worker's own code failed (no job outcome counts it): finding or claiming a job, or recording a failure. */
 export type CourierWorkerStage = 'poll' | 'record';
-
-const CLAIMED_FIELDS = ['company_id', 'id', 'order_id', 'attempts'] as const;
-type ClaimedJob = Pick<JobRow, (typeof CLAIMED_FIELDS)[number]>;
-const CLAIMED_COLS = columnList(jobs, CLAIMED_FIELDS);
 
 const MAX_BACKOFF_MS = 60 * 60 * 1000;
 /** Companies read per poll of the due list. */
@@ -75,25 +69,12 @@ export function createCourierWorker(deps: {
 
   /** Companies with a due job, oldest due first; read without locks, across companies (named in CROSS_COMPANY_QUERIES). */
   async function dueCompanies(): Promise<string[]> {
-    const rows = await crossCompany<Pick<JobRow, 'company_id'>>(
-      db,
-      'worker.due-companies',
-      sql`SELECT company_id FROM jobs WHERE status = 'pending' AND kind = 'book_courier' AND run_at <= now()
-          GROUP BY company_id ORDER BY min(run_at) LIMIT ${DUE_COMPANIES}`,
-    );
-    return rows.map((r) => r.company_id);
+    return findDueBookingCompanies(db, DUE_COMPANIES);
   }
 
   /** Claims the company's oldest due job: one statement on that company's rows (SKIP LOCKED: racing workers take different jobs). */
   async function claimIn(companyId: string): Promise<ClaimedJob | undefined> {
-    const rows = await db.query<ClaimedJob>(sql`
-      UPDATE jobs SET claimed_by = ${workerId}, attempts = attempts + 1, updated_at = now(),
-        run_at = now() + ${config.FULFILMENT_LEASE_MS} * interval '1 millisecond'
-      WHERE company_id = ${companyId} AND id = (
-        SELECT id FROM jobs WHERE company_id = ${companyId} AND status = 'pending' AND kind = 'book_courier' AND run_at <= now()
-        ORDER BY run_at LIMIT 1 FOR UPDATE SKIP LOCKED)
-      RETURNING ${CLAIMED_COLS}`);
-    return rows[0];
+    return claimBookingJob(db, companyId, workerId, config.FULFILMENT_LEASE_MS);
   }
 
   /** The next due job, companies taken in turn (src/lib/poll-loop.ts). */
@@ -102,10 +83,7 @@ export function createCourierWorker(deps: {
 
   /** Marks the job done in the caller's transaction, only while this worker still holds it. */
   async function finish(tx: Db, job: ClaimedJob, note: string | null): Promise<void> {
-    const rows = await tx.query(sql`
-      UPDATE jobs SET status = 'done', last_error = ${note}, claimed_by = NULL, updated_at = now()
-      WHERE company_id = ${job.company_id} AND id = ${job.id} AND claimed_by = ${workerId} AND status = 'pending' RETURNING id`);
-    if (rows.length === 0) throw new Error(`job ${job.id} was taken over by another worker (lease ran out)`);
+    if (!(await finishJob(tx, job, workerId, note))) throw new Error(`job ${job.id} was taken over by another worker (lease ran out)`);
   }
 
   async function book(job: ClaimedJob): Promise<string> {
@@ -175,18 +153,13 @@ export function createCourierWorker(deps: {
     const message = (err instanceof Error ? err.message : String(err)).slice(0, 500);
     if (aborter.signal.aborted) {
       // Shutting down: hand the job back now (this attempt does not count) instead of waiting out the lease.
-      await db.query(sql`
-        UPDATE jobs SET run_at = now(), attempts = greatest(attempts - 1, 0), claimed_by = NULL, last_error = ${`interrupted: ${message}`}, updated_at = now()
-        WHERE company_id = ${job.company_id} AND id = ${job.id} AND claimed_by = ${workerId} AND status = 'pending'`);
+      await handBackJob(db, job, workerId, `interrupted: ${message}`);
       return;
     }
     const permanent = err instanceof CourierError && !err.retryable;
     const final = permanent || job.attempts >= config.FULFILMENT_MAX_ATTEMPTS;
     const delay = backoffMs(config.FULFILMENT_RETRY_BASE_MS, job.attempts);
-    await db.query(sql`
-      UPDATE jobs SET status = ${final ? 'failed' : 'pending'}, last_error = ${message}, claimed_by = NULL, updated_at = now(),
-        run_at = now() + ${final ? 0 : delay} * interval '1 millisecond'
-      WHERE company_id = ${job.company_id} AND id = ${job.id} AND claimed_by = ${workerId} AND status = 'pending'`);
+    await recordJobFailure(db, job, workerId, { final, delayMs: delay, lastError: message });
     deps.onOutcome?.(final ? 'failed' : 'retrying');
     log[final ? 'error' : 'warn'](
       { job: job.id, order: job.order_id, attempts: job.attempts, err },

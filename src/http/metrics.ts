@@ -1,13 +1,12 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { crossCompany } from '../db/cross-company.js';
 import type { Database } from '../db/index.js';
 import { AppError, wireCode } from '../contract/errors.js';
 import type { Services } from '../services.js';
 import type { CatalogueCacheStats } from '../catalogue/catalogue-cache.js';
+import { countLockWaiters, queryBacklog, type Backlog } from './metrics.queries.js';
 
 /**
  * Prometheus metrics (issue 19), served on their own port (METRICS_PORT), never on the public one. Labels are bounded
@@ -199,39 +198,9 @@ export function createMetrics(db: Database): Metrics {
   };
 }
 
-interface Backlog {
-  jobs_pending: number;
-  jobs_oldest_due_s: number;
-  deliveries_pending: number;
-  deliveries_oldest_due_s: number;
-}
-
-async function queryBacklog(db: Database): Promise<Backlog> {
-  const [row] = await crossCompany<Record<keyof Backlog, string | number | null>>(
-    db,
-    'metrics.backlog',
-    sql`SELECT
-      (SELECT count(*) FROM jobs WHERE status = 'pending') AS jobs_pending,
-      (SELECT extract(epoch FROM now() - min(run_at)) FROM jobs WHERE status = 'pending' AND run_at <= now()) AS jobs_oldest_due_s,
-      (SELECT count(*) FROM webhook_deliveries WHERE status = 'pending') AS deliveries_pending,
-      (SELECT extract(epoch FROM now() - min(next_attempt_at)) FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= now())
-        AS deliveries_oldest_due_s`,
-  );
-  const n = (v: string | number | null | undefined) => Number(v ?? 0);
-  return {
-    jobs_pending: n(row?.jobs_pending),
-    jobs_oldest_due_s: n(row?.jobs_oldest_due_s),
-    deliveries_pending: n(row?.deliveries_pending),
-    deliveries_oldest_due_s: n(row?.deliveries_oldest_due_s),
-  };
-}
-
 async function lockWaiters(db: Database): Promise<number> {
   if (db.kind === 'pglite') return 0; // one connection: nothing can wait for another's lock
-  const [row] = await db.query<{ n: number }>(
-    sql`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
-  );
-  return row?.n ?? 0;
+  return countLockWaiters(db);
 }
 
 /** The services with `orders.place` counted and timed by outcome: created, duplicate, or the refusing error code. */

@@ -1,9 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
-import { sql } from 'drizzle-orm';
 import type { Config } from '../config.js';
 import type { Db } from '../db/index.js';
-import type { ServiceSecretRow } from '../db/schema/index.js';
+import { serviceSecret } from '../db/service-secrets.js';
 import { signPath, verifyPath } from '../lib/signing.js';
 import { trustProxyFn } from '../lib/trust-proxy.js';
 
@@ -42,10 +41,7 @@ export function createMediaService({
   let secret: Promise<string> | undefined;
   const loadSecret = async (): Promise<string> => {
     if (config.SIGNING_SECRET) return config.SIGNING_SECRET;
-    await db.query(sql`INSERT INTO service_secrets (name, value) VALUES (${SECRET_NAME}, ${randomBytes(32).toString('base64url')})
-      ON CONFLICT (name) DO NOTHING`);
-    const rows = await db.query<Pick<ServiceSecretRow, 'value'>>(sql`SELECT value FROM service_secrets WHERE name = ${SECRET_NAME}`);
-    return rows[0].value;
+    return serviceSecret(db, SECRET_NAME, randomBytes(32).toString('base64url'));
   };
   const getSecret = () => {
     secret ??= loadSecret().catch((err) => {

@@ -1,5 +1,5 @@
-import { sql } from 'drizzle-orm';
 import type { Db } from '../db/index.js';
+import { allocateOrderNumbers } from './orders.queries.js';
 
 /** Numbers one allocation takes for this process: one counter-row update per this many orders of a company. */
 export const ORDER_NUMBER_BLOCK = 20;
@@ -23,9 +23,7 @@ export function createOrderNumbers(db: Db, block: number = ORDER_NUMBER_BLOCK): 
   const refills = new Map<string, Promise<void>>();
 
   async function refill(companyId: string): Promise<void> {
-    // the block's first number, as allocate_order_numbers() returns it (int8, read as text)
-    const rows = await db.query<{ first: string }>(sql`SELECT allocate_order_numbers(${companyId}, ${block}::integer) AS first`, 'allocate_order_numbers');
-    const first = BigInt(rows[0].first);
+    const first = BigInt(await allocateOrderNumbers(db, companyId, block));
     blocks.set(companyId, { next: first, end: first + BigInt(block) });
   }
 

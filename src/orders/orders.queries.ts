@@ -283,3 +283,9 @@ export async function findOrderLines(db: Db, companyId: string, orderId: string)
     'order_lines_by_order',
   );
 }
+
+/** Takes a block of `block` order numbers from the company's counter (the database function allocate_order_numbers()); its first, as text (int8). */
+export async function allocateOrderNumbers(db: Db, companyId: string, block: number): Promise<string> {
+  const rows = await db.query<{ first: string }>(sql`SELECT allocate_order_numbers(${companyId}, ${block}::integer) AS first`, 'allocate_order_numbers');
+  return rows[0].first;
+}

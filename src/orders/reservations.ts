@@ -1,10 +1,18 @@
-import { sql } from 'drizzle-orm';
 import type { Db } from '../db/index.js';
-import { columnList, stockReservations, type StockReservationRow } from '../db/schema/index.js';
 import { AppError } from '../contract/errors.js';
 import { newId } from '../lib/ids.js';
 import { Decimal, qty } from '../lib/money.js';
 import { refreshInStockOfVariants } from '../catalogue/catalogue.queries.js';
+import {
+  applyStockDeltas,
+  callReserveStock,
+  findOrderReservations,
+  lockStockRows,
+  markReservationsConverted,
+  markReservationsReleased,
+  type ReservationLine,
+  type ReservationRow,
+} from './reservations.queries.js';
 
 /**
  * The only code that changes stock_levels.reserved: this module and the reserve_stock() SQL function it
@@ -32,7 +40,7 @@ export interface ShortItem {
 const SHORT_STOCK = 'CS409';
 
 /** The JSON the reserve_stock() function takes, one element per (merged) line. */
-export function reservationLines(lines: ReservationRequest[]) {
+export function reservationLines(lines: ReservationRequest[]): ReservationLine[] {
   return lines.map((l) => ({ variant_id: l.variantId, quantity: qty(l.quantity), product_id: l.productId, reservation_id: newId('res') }));
 }
 
@@ -58,45 +66,18 @@ export async function reserveStock(
   { companyId, locationId, orderId, lines }: { companyId: string; locationId: string; orderId: string; lines: ReservationRequest[] },
 ): Promise<void> {
   try {
-    await tx.query(sql`SELECT reserve_stock(${companyId}, ${locationId}, ${orderId}, ${JSON.stringify(reservationLines(lines))}::jsonb)`, 'reserve_stock');
+    await callReserveStock(tx, { companyId, locationId, orderId, lines: reservationLines(lines) });
   } catch (err) {
     throw insufficientStock(err) ?? err;
   }
 }
 
-const RESERVATION_FIELDS = ['id', 'variant_id', 'location_id', 'quantity'] as const;
-type ReservationRow = Pick<StockReservationRow, (typeof RESERVATION_FIELDS)[number]>;
-const RESERVATION_COLUMNS = columnList(stockReservations, RESERVATION_FIELDS);
-
 /** The order's reservations in `status`, with their stock rows locked in the same sorted order as reserveStock. */
 async function lockOrderReservations(tx: Db, companyId: string, orderId: string, status: 'open' | 'converted'): Promise<ReservationRow[]> {
-  const rows = await tx.query<ReservationRow>(sql`
-    SELECT ${RESERVATION_COLUMNS} FROM stock_reservations
-    WHERE company_id = ${companyId} AND order_id = ${orderId} AND status = ${status}
-    ORDER BY variant_id COLLATE "C", location_id COLLATE "C"`);
+  const rows = await findOrderReservations(tx, companyId, orderId, status);
   if (rows.length === 0) return rows;
-  const keys = sql.join(
-    rows.map((r) => sql`(${r.variant_id}, ${r.location_id})`),
-    sql`, `,
-  );
-  await tx.query(sql`
-    SELECT 1 FROM stock_levels WHERE company_id = ${companyId} AND (variant_id, location_id) IN (${keys})
-    ORDER BY variant_id COLLATE "C", location_id COLLATE "C"
-    FOR UPDATE`);
+  await lockStockRows(tx, companyId, rows);
   return rows;
-}
-
-/** Applies per-row deltas to the locked stock rows: on_hand += dOnHand * q, reserved += dReserved * q. */
-async function applyStockDeltas(tx: Db, companyId: string, rows: ReservationRow[], dOnHand: -1 | 0 | 1, dReserved: -1 | 0): Promise<void> {
-  if (rows.length === 0) return;
-  const values = sql.join(
-    rows.map((r) => sql`(${r.variant_id}, ${r.location_id}, ${r.quantity}::numeric)`),
-    sql`, `,
-  );
-  await tx.query(sql`
-    UPDATE stock_levels s SET on_hand = s.on_hand + ${dOnHand}::int * x.q, reserved = s.reserved + ${dReserved}::int * x.q, updated_at = now()
-    FROM (SELECT v, l, sum(q) AS q FROM (VALUES ${values}) AS t(v, l, q) GROUP BY v, l) AS x
-    WHERE s.company_id = ${companyId} AND s.variant_id = x.v AND s.location_id = x.l`);
 }
 
 /** Cancel: the order's open reservations are released (reserved drops; on_hand unchanged). Returns rows released. */
@@ -108,9 +89,7 @@ export async function releaseReservations(tx: Db, { companyId, orderId }: { comp
     companyId,
     rows.map((r) => r.variant_id),
   );
-  await tx.query(sql`
-    UPDATE stock_reservations SET status = 'released', closed_at = now()
-    WHERE company_id = ${companyId} AND order_id = ${orderId} AND status = 'open'`);
+  await markReservationsReleased(tx, companyId, orderId);
   return rows.length;
 }
 
@@ -121,9 +100,7 @@ export async function releaseReservations(tx: Db, { companyId, orderId }: { comp
 export async function convertReservations(tx: Db, { companyId, orderId }: { companyId: string; orderId: string }): Promise<number> {
   const rows = await lockOrderReservations(tx, companyId, orderId, 'open');
   await applyStockDeltas(tx, companyId, rows, -1, -1);
-  await tx.query(sql`
-    UPDATE stock_reservations SET status = 'converted', closed_at = now()
-    WHERE company_id = ${companyId} AND order_id = ${orderId} AND status = 'open'`);
+  await markReservationsConverted(tx, companyId, orderId);
   return rows.length;
 }
 

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { sql } from 'drizzle-orm';
 import type { Db } from '../db/index.js';
+import { countCompanies } from '../companies/companies.queries.js';
 import type { Services } from '../services.js';
 
 export const DEMO_SLUG = 'demo';
@@ -14,8 +14,7 @@ export const DEMO_CATALOGUE = join(dirname(fileURLToPath(import.meta.url)), '..'
  * Returns the key only when it was created now (it is never shown again).
  */
 export async function seedDemo(db: Db, services: Services, log: (msg: string) => void = () => {}): Promise<{ key: string; companyId: string } | null> {
-  const [{ n }] = await db.query<{ n: number }>(sql`SELECT count(*)::int AS n FROM companies`);
-  if (n > 0) return null;
+  if ((await countCompanies(db)) > 0) return null;
   log('seeding the demo company');
   const company = await services.companies.create({ name: 'Demo Store', slug: DEMO_SLUG, auto_courier_booking: false });
   const { key } = await services.keys.create(company.id, 'demo');

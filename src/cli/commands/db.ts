@@ -1,16 +1,8 @@
-import { sql } from 'drizzle-orm';
+import { citusTables } from '../../db/citus-tables.js';
 import { distribute } from '../../db/distribute.js';
 import { parse } from '../args.js';
 import type { CommandGroup } from '../command.js';
 import { printTable } from '../output.js';
-
-interface CitusTable {
-  table: string;
-  type: string;
-  column: string;
-  colocation: number;
-  shards: number;
-}
 
 /** `db distribute`. */
 export const dbCommands: CommandGroup = {
@@ -20,12 +12,7 @@ export const dbCommands: CommandGroup = {
     async run(args, ctx) {
       parse(args, {});
       const report = await distribute(ctx.db);
-      const tables = report.citus
-        ? await ctx.db.query<CitusTable>(sql`
-            SELECT table_name::text AS "table", citus_table_type AS type, distribution_column AS "column",
-                   colocation_id AS colocation, shard_count AS shards
-              FROM citus_tables ORDER BY citus_table_type DESC, table_name::text`)
-        : [];
+      const tables = report.citus ? await citusTables(ctx.db) : [];
       if (ctx.json) return ctx.out(JSON.stringify({ ...report, tables }, null, 2));
       if (!report.citus) return ctx.out('no citus extension in this database: nothing to distribute (one PostgreSQL keeps every table local)');
       ctx.out(report.statements.length ? report.statements.join('\n') : 'already distributed: nothing to do');

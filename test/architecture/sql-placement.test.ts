@@ -1,0 +1,83 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, posix } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+/**
+ * SQL lives in queries: a statement, or a piece of one, is written only in a `*.queries.ts` file or under `src/db/`
+ * (the client, the schema, migrations and the service's own tables). Services, workers and doors call named query
+ * functions and keep the rules and the transactions. Found: drizzle's `sql` template (`sql\`…\``, `sql<T>\`…\``),
+ * its helpers (`sql.join`, `sql.raw`, `sql.param`…), `sql` imported from drizzle-orm (so an alias cannot hide it),
+ * a raw query string handed to `.query(…)`, and the database drivers themselves.
+ */
+const PATTERNS: [what: string, re: RegExp][] = [
+  ['sql template', /\bsql\s*(?:<[^>`]*>)?\s*`/g],
+  ['sql helper', /\bsql\.(?:raw|join|param|identifier|placeholder|empty)\b/g],
+  ['sql import', /\bimport\s*\{[^}]*\bsql\b[^}]*\}\s*from\s*['"]drizzle-orm['"]/g],
+  ['raw query string', /\.query\s*(?:<[^>(]*>)?\(\s*['"`]/g],
+  ['database driver', /\bfrom\s*['"](?:pg|@electric-sql\/pglite)['"]/g],
+];
+
+/**
+ * Files outside the queries that may still hold SQL, each with its reason. An entry that no longer holds any fails
+ * the test too, so the list only shrinks.
+ */
+const ALLOWED: Record<string, string> = {
+  // Moved by the parallel branch (the key check's owner); remove once it is merged.
+  'src/keys/keys.service.ts': 'moved by the parallel branch (keys.queries.ts)',
+  'src/keys/key-check.ts': 'moved by the parallel branch (the key check has one owner)',
+  // Moved by the parallel branch (catalogue statements); remove once it is merged.
+  'src/catalogue/items.service.ts': 'moved by the parallel branch (catalogue queries)',
+  'src/catalogue/catalogue.generate.ts': 'moved by the parallel branch (catalogue queries)',
+  'src/catalogue/import/check.ts': 'moved by the parallel branch (catalogue queries)',
+  'src/catalogue/import/export.ts': 'moved by the parallel branch (catalogue queries)',
+  'src/catalogue/import/index.ts': 'moved by the parallel branch (catalogue queries)',
+  'src/catalogue/import/write.ts': 'moved by the parallel branch (catalogue queries)',
+};
+
+const ROOT = join(import.meta.dirname, '..', '..');
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((e) => {
+    const path = posix.join(dir, e.name);
+    if (e.isDirectory()) return sourceFiles(path);
+    return e.name.endsWith('.ts') && !e.name.endsWith('.d.ts') ? [path] : [];
+  });
+}
+
+const isQueriesPlace = (file: string) => file.endsWith('.queries.ts') || file.startsWith('src/db/');
+
+/** `<line>: <what>` for every piece of SQL in the text. */
+function sqlIn(text: string): string[] {
+  return PATTERNS.flatMap(([what, re]) => [...text.matchAll(re)].map((m) => ({ line: text.slice(0, m.index).split('\n').length, what })))
+    .sort((a, b) => a.line - b.line)
+    .map(({ line, what }) => `${line}: ${what}`);
+}
+
+describe('SQL placement', () => {
+  const files = sourceFiles('src');
+  const found = new Map(files.map((f) => [f, sqlIn(readFileSync(join(ROOT, f), 'utf8'))]));
+
+  it('recognises each form of SQL, and not a typed handle or a call of a query function', () => {
+    expect(sqlIn('const a = sql`SELECT 1`;')).toEqual(['1: sql template']);
+    expect(sqlIn('await db.query(sql<{ n: number }>`SELECT 1`);')).toEqual(['1: sql template']);
+    expect(sqlIn("import { sql as q } from 'drizzle-orm';\nconst k = q.join([], q`, `);")).toEqual(['1: sql import']);
+    expect(sqlIn("import { type SQL, sql } from 'drizzle-orm';")).toEqual(['1: sql import']);
+    expect(sqlIn('const v = sql.join(rows, sep);')).toEqual(['1: sql helper']);
+    expect(sqlIn("await client.query('DELETE FROM orders');\nawait db.query<Row>(`SELECT 1`);")).toEqual(['1: raw query string', '2: raw query string']);
+    expect(sqlIn("import pg from 'pg';")).toEqual(['1: database driver']);
+    expect(sqlIn("import type { SQL } from 'drizzle-orm';\nawait findOrder(db, companyId);\nawait db.query(statement);\nconst sqlite = 1;")).toEqual([]);
+  });
+
+  it('finds the SQL where it belongs (the scan reads the real code)', () => {
+    const inQueries = [...found].filter(([f]) => isQueriesPlace(f)).reduce((n, [, hits]) => n + hits.length, 0);
+    expect(inQueries).toBeGreaterThan(200);
+  });
+
+  it('has SQL only in *.queries.ts and src/db/, beyond the allowed files', () => {
+    const outside = [...found].filter(([f, hits]) => !isQueriesPlace(f) && hits.length > 0);
+    const unexpected = outside.filter(([f]) => !(f in ALLOWED)).map(([f, hits]) => `${f} (${hits.join(', ')})`);
+    expect(unexpected, 'SQL outside the queries files: move it into the domain’s <domain>.queries.ts').toEqual([]);
+    const stale = Object.keys(ALLOWED).filter((f) => !outside.some(([g]) => g === f));
+    expect(stale, 'ALLOWED names files without SQL (or gone): remove them').toEqual([]);
+  });
+});
