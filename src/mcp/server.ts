@@ -11,10 +11,19 @@ import { portableInputSchema, portableOutputSchema } from './portable.js';
 import { TOOLS, type ToolContext, type ToolDefinition } from './tools.js';
 import { toolResult, type ToolAnswer } from './tool-result.js';
 
+/** The tools' guides (tools.ts `guide`), in step order, as one sentence: "A with x, B with y, and C with z." */
+function walkthrough(tools: readonly ToolDefinition[]): string {
+  const parts = tools
+    .flatMap((t) => (t.guide ? [{ step: t.guide.step, text: t.guide.text.replace('{name}', t.name) }] : []))
+    .sort((a, b) => a.step - b.step)
+    .map((g) => g.text);
+  const listed = parts.length > 1 ? `${parts.slice(0, -1).join(', ')}, and ${parts[parts.length - 1]}` : (parts[0] ?? '');
+  return `${listed.charAt(0).toUpperCase()}${listed.slice(1)}. `;
+}
+
 export const INSTRUCTIONS =
   "Tools for one company's catalogue, orders and customers (India; prices in INR including GST). " +
-  'Find products with browse_catalog, order a variant by its sku with place_order (a new external_reference per new order, the same one when retrying), ' +
-  "look orders up with get_order (pass the customer's phone when answering a customer), and customers with find_customer. " +
+  walkthrough(TOOLS) +
   "Respect messaging_opted_out. Every result is JSON in the REST API's shape; errors come as isError with { error: { code, message, details } }.";
 
 /** tools/list, computed once: JSON Schemas come from the same zod schemas that validate the calls (inputs in their portable form, ./portable.ts). */

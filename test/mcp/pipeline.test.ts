@@ -2,12 +2,15 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { classifyPost, type McpPost } from '../../src/mcp/classify.js';
+import { INSTRUCTIONS } from '../../src/mcp/server.js';
 import { toolCallResponse, toolResult, type ToolAnswer } from '../../src/mcp/tool-result.js';
+import { TOOLS } from '../../src/mcp/tools.js';
+import { mcpPostDoc } from '../../src/http/openapi.operations.js';
 
 /**
  * One pipeline for POST /mcp: a POST is classified once (src/mcp/classify.ts) and the route dispatches on that value;
- * every tools/call answer is written by one writer (src/mcp/tool-result.ts). test/mcp/tool-answers.test.ts compares
- * the roads' bytes.
+ * every tools/call answer is written by one writer (src/mcp/tool-result.ts); the tool lists that documentation and
+ * instructions give come from the tool definitions. test/mcp/tool-answers.test.ts compares the roads' bytes.
  */
 const SRC = join(import.meta.dirname, '..', '..', 'src');
 const source = (path: string) => readFileSync(join(SRC, path), 'utf8');
@@ -76,5 +79,26 @@ describe('a POST classified once', () => {
     ]) {
       expect(route, own).not.toContain(own);
     }
+  });
+});
+
+describe('tool lists derived from the tool definitions', () => {
+  const names = TOOLS.map((t) => t.name);
+
+  it('the instructions name the guided tools, and no tool by a literal of their own', () => {
+    for (const tool of TOOLS.filter((t) => t.guide)) expect(INSTRUCTIONS).toContain(` ${tool.name}`);
+    // server.ts writes no tool's name but place_order's, in the internal error's advice to retry it.
+    const server = source(join('mcp', 'server.ts'));
+    expect(names.filter((name) => server.includes(name))).toEqual(['place_order']);
+  });
+
+  it('the OpenAPI description of POST /mcp lists every tool, the older ones apart', () => {
+    const description = mcpPostDoc(TOOLS).description;
+    const current = TOOLS.filter((t) => !t.older).map((t) => t.name);
+    const older = TOOLS.filter((t) => t.older).map((t) => t.name);
+    expect(description).toContain(`Tools: ${current.join(', ')} (and the older ${older.join(', ')}). `);
+    // The only tool name written in the operations file is its request example's.
+    const operations = source(join('http', 'openapi.operations.ts'));
+    expect(names.filter((name) => operations.includes(`'${name}'`))).toEqual(['browse_catalog']);
   });
 });
