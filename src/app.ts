@@ -21,6 +21,7 @@ import { createMetrics, registerRequestMetrics, withOrderMetrics, type Metrics }
 import { registerTraceLogging, withOrderTracing } from './http/tracing.js';
 import { createServices, type Services } from './services.js';
 import { registerApiRoutes, registerPublicRoutes } from './http/routes/index.js';
+import { TOOLS } from './mcp/tools.js';
 
 export interface AppDeps {
   config: Config;
@@ -99,7 +100,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     poolWaiting: () => db.poolStats().waiting,
   });
   // Before every route: the OpenAPI document only sees routes registered after it.
-  await registerOpenApi(app, config);
+  await registerOpenApi(app, config, TOOLS);
 
   // Every order placed through REST or MCP is counted and timed (metrics) and traced by wrapping the one service both call.
   const services = withOrderTracing(withOrderMetrics(deps.services ?? createServices({ db, config }), metrics));

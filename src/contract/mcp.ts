@@ -21,3 +21,6 @@ export const MAX_BATCH_MESSAGES = 10;
  * revision makes only list and discover results cacheable, so a client never keeps them.
  */
 export const MCP_LIST_CACHE_TTL_MS = 60 * 60 * 1000;
+
+/** Who answers: `initialize` and `server/discover` name it, and every 2026-07-28 result carries it in `_meta`. */
+export const SERVER_INFO = { name: 'commerce-api', title: 'Catalogue, Orders and Customers', version: '1.3.0' };

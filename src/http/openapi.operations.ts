@@ -192,7 +192,34 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     },
     responseExamples: { 200: { data: { rows: 2, updated: 2, unchanged: 0, short: [] } } },
   },
-  'POST /mcp': {
+  'GET /mcp': {
+    tag: 'Agent tools (MCP)',
+    summary: 'Not supported (no SSE stream)',
+    description: 'The MCP endpoint takes POST only; GET answers 405 with code `validation_failed`.',
+  },
+  'DELETE /mcp': {
+    tag: 'Agent tools (MCP)',
+    summary: 'Not supported (no sessions)',
+    description: 'The MCP endpoint takes POST only; DELETE answers 405 with code `validation_failed`.',
+  },
+};
+
+/** What an MCP tool shows the documentation: its name, and whether it is an older one kept for v1.0 agents. */
+export interface ToolDoc {
+  name: string;
+  older?: boolean;
+}
+
+/** "Tools: a, b (and the older c, d). ", from the tool definitions (src/mcp/tools.ts) in their tools/list order. */
+function toolsSentence(tools: readonly ToolDoc[]): string {
+  const names = (older: boolean) => tools.filter((t) => (t.older ?? false) === older).map((t) => t.name);
+  const kept = names(true);
+  return `Tools: ${names(false).join(', ')}${kept.length > 0 ? ` (and the older ${kept.join(', ')})` : ''}. `;
+}
+
+/** POST /mcp, whose description lists the tools. */
+export function mcpPostDoc(tools: readonly ToolDoc[]): OperationDoc {
+  return {
     tag: 'Agent tools (MCP)',
     operationId: 'mcp',
     summary: 'Model Context Protocol endpoint (JSON-RPC 2.0)',
@@ -201,7 +228,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
       '`server/discover`, a `_meta` envelope on every request, `Mcp-Method`/`Mcp-Name` headers that must match the body) ' +
       `and ${MCP_PROTOCOL_VERSIONS.join(', ')} (with \`initialize\`), on this one URL. ` +
       `JSON-RPC batches only under 2025-03-26 and 2024-11-05 (at most ${MAX_BATCH_MESSAGES} messages, each spending one request); otherwise 400. ` +
-      'Tools: browse_catalog, get_product_details, list_categories, find_customer, get_order, place_order (and the older search_products, get_product). ' +
+      toolsSentence(tools) +
       'Tool results are the REST response bodies as JSON text; a tool that cannot answer returns `isError: true` with the REST error object. ' +
       'Same API key and rate limit as REST: each `tools/call` counts as one request, whatever the revision; `server/discover`, `initialize`, `tools/list` and notifications do not. ' +
       `Under ${MODERN_PROTOCOL_VERSION} the tool list may be cached for an hour (\`ttlMs\`, \`cacheScope: public\`: it holds no company data); tool results carry no cache hint. ` +
@@ -215,18 +242,8 @@ export const OPERATIONS: Record<string, OperationDoc> = {
       202: 'Accepted: the request held only notifications or responses; no body',
     },
     requestExample: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'browse_catalog', arguments: { search: 'shirt', limit: 5 } } },
-  },
-  'GET /mcp': {
-    tag: 'Agent tools (MCP)',
-    summary: 'Not supported (no SSE stream)',
-    description: 'The MCP endpoint takes POST only; GET answers 405 with code `validation_failed`.',
-  },
-  'DELETE /mcp': {
-    tag: 'Agent tools (MCP)',
-    summary: 'Not supported (no sessions)',
-    description: 'The MCP endpoint takes POST only; DELETE answers 405 with code `validation_failed`.',
-  },
-};
+  };
+}
 
 const jsonRpcMessage = z
   .object({

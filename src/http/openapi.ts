@@ -3,7 +3,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import { createJsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import type { Config } from '../config.js';
-import { OPERATIONS, mcpOperationSchema, type OperationDoc } from './openapi.operations.js';
+import { OPERATIONS, mcpOperationSchema, mcpPostDoc, type OperationDoc, type ToolDoc } from './openapi.operations.js';
 
 const DOC_INFO_DESCRIPTION = [
   "Browse a company's catalogue with live stock, place confirmed orders (cash on delivery or prepaid) that reserve stock,",
@@ -30,10 +30,12 @@ const jsonSchemaTransform = createJsonSchemaTransform({ zodToJsonConfig: { overr
 /**
  * OpenAPI 3.1 from the route schemas (@fastify/swagger + fastify-type-provider-zod), served at
  * `{base}/openapi.json`, and the interactive reference at `{base}/docs` (Swagger UI from npm, no CDN).
- * Register before any route: @fastify/swagger only sees routes added after it.
+ * Register before any route: @fastify/swagger only sees routes added after it. `tools` are the MCP tool definitions,
+ * which the MCP endpoint's description lists.
  */
-export async function registerOpenApi(app: FastifyInstance, config: Pick<Config, 'BASE_PATH'>): Promise<void> {
+export async function registerOpenApi(app: FastifyInstance, config: Pick<Config, 'BASE_PATH'>, tools: readonly ToolDoc[]): Promise<void> {
   const base = config.BASE_PATH;
+  const operations: Record<string, OperationDoc> = { ...OPERATIONS, 'POST /mcp': mcpPostDoc(tools) };
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -65,7 +67,7 @@ export async function registerOpenApi(app: FastifyInstance, config: Pick<Config,
         return { schema: { hide: true }, url };
       }
       // Every other route under the base path is documented; OPERATIONS adds its words (a test asks for them).
-      const doc: OperationDoc | undefined = OPERATIONS[`${method} ${relative}`];
+      const doc: OperationDoc | undefined = operations[`${method} ${relative}`];
       const schema = relative === '/mcp' ? { ...mcpOperationSchema(method), ...input.schema } : input.schema;
       const out = jsonSchemaTransform({ ...input, schema }) as { schema: Record<string, unknown> | undefined; url: string };
       return { url: out.url, schema: doc ? applyDoc(out.schema ?? {}, doc) : (out.schema ?? {}) };

@@ -1,27 +1,13 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { isLegacyRequest } from '@modelcontextprotocol/server';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { AppError } from '../contract/errors.js';
 import type { Services } from '../services.js';
-import {
-  batchRefusal,
-  budgetCost,
-  capProtocolVersion,
-  claimsModernRevision,
-  directModernToolCall,
-  directToolCall,
-  invalidParams,
-  invalidRequestId,
-  modernHeadersOf,
-  normaliseNulls,
-  JSONRPC_INVALID_REQUEST,
-  protocolVersionOf,
-  rpcError,
-  type JsonRpcError,
-} from './protocol.js';
-import { answerToolCall, createMcpServer, toolCallResponse, type ToolObserver } from './server.js';
+import { capProtocolVersion, invalidParams, invalidRequestId, type JsonRpcError } from './protocol.js';
+import { classifyPost } from './classify.js';
+import { answerToolCall, createMcpServer, type ToolObserver } from './server.js';
 import { createModernMcpHandler, modernAuthInfo } from './modern.js';
+import { toolCallResponse } from './tool-result.js';
 
 const MCP_BODY_LIMIT = 64 * 1024;
 
@@ -58,23 +44,23 @@ async function sendResponse(reply: FastifyReply, response: Response, extra: Json
 }
 
 /** The 2025 era (2024-11-05 … 2025-11-25) on the v1 SDK's stateless transport in JSON mode. */
-async function serveLegacy(reply: FastifyReply, body: unknown, request: Request, server: Server): Promise<FastifyReply> {
+async function serveLegacy(reply: FastifyReply, body: unknown, batch: boolean, request: Request, server: Server): Promise<FastifyReply> {
   // Requests whose params have the wrong JSON type are answered here (-32602); the rest go to the SDK.
-  const messages: unknown[] = Array.isArray(body) ? body : [body];
+  const messages: unknown[] = batch ? (body as unknown[]) : [body];
   const answered: JsonRpcError[] = [];
   const forward = messages.filter((m) => {
     const error = invalidRequestId(m) ?? invalidParams(m);
     if (error) answered.push(error);
     return !error;
   });
-  if (forward.length === 0) return reply.status(200).send(Array.isArray(body) ? answered : answered[0]);
+  if (forward.length === 0) return reply.status(200).send(batch ? answered : answered[0]);
   capProtocolVersion(forward);
 
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   try {
     await server.connect(transport);
     // The transport takes the body Fastify already parsed (parsedBody); the Request carries only method and headers.
-    const response = await transport.handleRequest(request, { parsedBody: Array.isArray(body) ? forward : forward[0] });
+    const response = await transport.handleRequest(request, { parsedBody: batch ? forward : forward[0] });
     return await sendResponse(reply, response, answered);
   } finally {
     await transport.close().catch(() => {});
@@ -119,35 +105,23 @@ export function registerMcpRoutes(
   // it writes); any other message is authenticated in full before its answer leaves (src/http/auth.ts).
   api.post('/mcp', { bodyLimit: MCP_BODY_LIMIT, config: { rateLimit: false, keyInStatement: true, localNamesOnly: true } }, async (req, reply) => {
     const body: unknown = req.body;
-    const rawHeader = req.headers['mcp-protocol-version'];
-    const header = typeof rawHeader === 'string' ? rawHeader : undefined;
-    // Refused whole before any work or budget: the SDK's own form for transport refusals (400, JSON-RPC error, id null).
-    const refusal = batchRefusal(body, protocolVersionOf(body, header));
-    if (refusal) return reply.status(400).send(rpcError(null, JSONRPC_INVALID_REQUEST, `Invalid Request: ${refusal}`));
-    // Both paths below, the direct one and the SDK's, take the same messages: nulls read as absent, ids we can answer.
-    normaliseNulls(body);
-    const badId = Array.isArray(body) ? undefined : invalidRequestId(body);
-    if (badId) return reply.status(400).send(badId);
-    await spendBudget(req, reply, budgetCost(body));
+    const post = await classifyPost(body, req.headers, { directToolCalls, request: () => webRequest(req) });
+    if (post.road === 'refused') return reply.status(400).send(post.answer);
+    await spendBudget(req, reply, post.cost);
 
     const observe: ToolObserver = { failed: (err, tool) => req.log.error({ err, tool }, 'tool failed'), called: toolCalled };
     const ctx = { services, tenant: req.tenant, origin: services.media.origin(req) };
-    // A single 2025-era tools/call, the common request, is answered here as the SDK's server would answer it (the same
-    // `answerToolCall`, its response written by `toolCallResponse`; test/mcp/direct-tool-calls.test.ts compares the
-    // bytes), without building a server, a transport and web Request/Response objects for it.
-    // Revision 2026-07-28 is told by its `_meta` envelope (or its header); everything else is the 2025 era. A single
-    // 2026-07-28 tools/call is answered directly too when its headers and envelope are plainly what that revision asks.
-    const modernClaimed = claimsModernRevision(body, header);
-    const direct = !directToolCalls ? undefined : modernClaimed ? directModernToolCall(body, modernHeadersOf(req.headers)) : directToolCall(body, header);
-    if (direct) {
-      const result = await answerToolCall(ctx, direct.params, observe, modernClaimed ? 'modern' : 'legacy');
-      return reply.status(200).header('content-type', 'application/json').send(toolCallResponse(direct.id, result));
+    if (post.road === 'direct') {
+      const answer = await answerToolCall(ctx, post.call.params, observe);
+      return reply
+        .status(200)
+        .header('content-type', 'application/json')
+        .send(toolCallResponse(post.call.id, answer, post.era));
     }
-    const request = webRequest(req);
-    if (modernClaimed && !(await isLegacyRequest(request, body))) {
-      return sendResponse(reply, await modern.fetch(request, { parsedBody: body, authInfo: modernAuthInfo(ctx, observe) }));
+    if (post.era === 'modern') {
+      return sendResponse(reply, await modern.fetch(post.request, { parsedBody: body, authInfo: modernAuthInfo(ctx, observe) }));
     }
-    return serveLegacy(reply, body, request, createMcpServer(ctx, observe));
+    return serveLegacy(reply, body, post.batch, post.request, createMcpServer(ctx, observe));
   });
 
   const notAllowed = async (_req: FastifyRequest, reply: FastifyReply) => {

@@ -8,8 +8,9 @@ import {
   type McpHttpHandler,
 } from '@modelcontextprotocol/server';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
-import { MCP_LIST_CACHE_TTL_MS, SERVED_PROTOCOL_VERSIONS } from '../contract/mcp.js';
-import { answerToolCall, INSTRUCTIONS, SERVER_INFO, TOOL_LIST, type ToolObserver } from './server.js';
+import { MCP_LIST_CACHE_TTL_MS, SERVED_PROTOCOL_VERSIONS, SERVER_INFO } from '../contract/mcp.js';
+import { answerToolCall, INSTRUCTIONS, TOOL_LIST, type ToolObserver } from './server.js';
+import { toolResult } from './tool-result.js';
 import type { ToolContext } from './tools.js';
 
 /**
@@ -60,7 +61,7 @@ function createModernServer(scope: RequestScope): Server {
     throw new ResourceNotFoundError(req.params.uri);
   });
   server.setRequestHandler('tools/call', async (req) => {
-    const result = (await answerToolCall(scope.ctx, req.params, scope.observe, 'modern')) as CallToolResult;
+    const result = toolResult(await answerToolCall(scope.ctx, req.params, scope.observe), 'modern') as CallToolResult;
     return server.projectCallToolResult(result, OUTPUT_SCHEMAS.get(req.params.name));
   });
   return server;

@@ -13,6 +13,9 @@ import { fieldPath } from '../contract/validation.js';
  * batches and how large, what a POST spends of the key's budget, and readable invalid-params errors.
  */
 
+/** Which revision a request speaks: the 2025 era (2024-11-05 … 2025-11-25) or revision 2026-07-28. */
+export type Era = 'legacy' | 'modern';
+
 export const JSONRPC_INVALID_REQUEST = -32600;
 export const JSONRPC_INVALID_PARAMS = -32602;
 

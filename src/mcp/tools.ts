@@ -26,6 +26,13 @@ export interface ToolAnnotations {
 export interface ToolDefinition<S extends z.ZodObject = z.ZodObject> {
   name: string;
   title: string;
+  /**
+   * What the server's instructions say of this tool (`{name}` stands for its name), as part `step` of the sentence
+   * that walks an agent through the tools; a tool without one is not mentioned there.
+   */
+  guide?: { step: number; text: string };
+  /** A v1.0 tool kept for the agents built on it: documentation names it after the current ones. */
+  older?: true;
   description: string;
   input: S;
   /** The REST response schema; the tool's structuredContent has exactly this shape. */
@@ -48,6 +55,7 @@ export const TOOLS: ToolDefinition[] = [
   define({
     name: 'browse_catalog',
     title: 'Browse or search the catalogue',
+    guide: { step: 1, text: 'find products with {name}' },
     description:
       "Lists the company's active products alphabetically, each with all its variants, prices (INR, GST included) and live stock. " +
       'Use it to answer "what do you have", to search ("red shirt xl" matches every word across name, SKU, description, variant names, options and barcodes), ' +
@@ -85,6 +93,7 @@ export const TOOLS: ToolDefinition[] = [
   define({
     name: 'find_customer',
     title: 'Find a customer by phone',
+    guide: { step: 4, text: 'customers with {name}' },
     description:
       'Finds the customer with this mobile number (matched on the number, not the formatting) with their address on file and their latest orders, newest first. ' +
       'If messaging_opted_out is true the customer asked not to be messaged on the messaging channel: do not send them messages. ' +
@@ -97,6 +106,7 @@ export const TOOLS: ToolDefinition[] = [
   define({
     name: 'get_order',
     title: 'Look up an order',
+    guide: { step: 3, text: "look orders up with {name} (pass the customer's phone when answering a customer)" },
     description:
       'One order with its items, status (status_label is the status in words to show a customer), shipment tracking and invoice (amount_due is what is still owed; invoice.url is a link to the GST invoice PDF to send the customer when they ask for their invoice). ' +
       'The reference may be the order number (e.g. ORD-100001), the order_id, or the external_reference it was placed with. ' +
@@ -109,6 +119,7 @@ export const TOOLS: ToolDefinition[] = [
   define({
     name: 'place_order',
     title: 'Place a confirmed order',
+    guide: { step: 2, text: 'order a variant by its sku with {name} (a new external_reference per new order, the same one when retrying)' },
     description:
       'Creates a confirmed order and reserves its stock; the only tool that changes anything. ' +
       'items[].product_id is a variant SKU from browse_catalog (a variant id or barcode also works); quantity is a number with up to 3 decimals (e.g. 1.5 for KG items). ' +
@@ -127,6 +138,7 @@ export const TOOLS: ToolDefinition[] = [
   define({
     name: 'search_products',
     title: 'Search orderable items (v1.0, flat)',
+    older: true,
     description:
       'Kept for agents built on v1.0; prefer browse_catalog. A flat list of orderable items, one row per active variant: sku (send it as items[].product_id), name, price (INR, GST included), available and in_stock. ' +
       'Search words must all match; page with limit/offset while has_more is true.',
@@ -138,6 +150,7 @@ export const TOOLS: ToolDefinition[] = [
   define({
     name: 'get_product',
     title: 'Get one orderable item (v1.0, flat)',
+    older: true,
     description:
       'Kept for agents built on v1.0; prefer get_product_details. One orderable item (sku, name, price, available, in_stock) by variant SKU, variant id or barcode.',
     input: itemLookupSchema,

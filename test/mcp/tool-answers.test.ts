@@ -1,0 +1,145 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildTestApp, type TestApp } from '../helpers/app.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { BASE, orderBody, post as postOrder, shop } from '../helpers/orders.js';
+import { TOOLS } from '../../src/mcp/tools.js';
+
+/**
+ * Every tool, in both eras, answers the same bytes whichever road its tools/call takes: the direct path (our writer
+ * frames the JSON-RPC response) and the SDKs' (the v1 server and transport for the 2025 era, the v2 handler for
+ * 2026-07-28, each framing what the same writer returned). Each tool is called with arguments it answers and, where
+ * it has any, with arguments it refuses (a tool error). A few answers are also pinned to the bytes recorded before
+ * the writer was made one, so a change both roads share still shows.
+ */
+let testDb: TestDatabase;
+let direct: TestApp;
+let sdk: TestApp;
+let s: Awaited<ReturnType<typeof shop>>;
+let orderNumber: string;
+let placed: Record<string, unknown>;
+
+const PHONE = '9876543210';
+
+beforeAll(async () => {
+  testDb = await createTestDatabase();
+  direct = await buildTestApp(testDb.db);
+  sdk = await buildTestApp(testDb.db, { MCP_DIRECT_TOOL_CALLS: 'false' });
+  s = await shop(direct, [
+    {
+      sku: 'SHIRT',
+      name: 'Cotton Shirt',
+      variants: [{ sku: 'SHIRT-RED-XL', attributes: { Colour: 'Red', Size: 'XL' }, selling_price: '799.00', mrp: '999.00', stock: '10' }],
+    },
+    { sku: 'RICE', name: 'Basmati Rice', unit: 'KG', tax_rate: '5', variants: [{ sku: 'RICE-LOOSE', selling_price: '120.50', stock: '25.500' }] },
+  ]);
+  placed = orderBody({ customer: { name: 'Asha Rao', phone: PHONE }, items: [{ product_id: 'RICE-LOOSE', quantity: 1.5 }] });
+  const res = await postOrder(direct, s.headers, placed);
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  orderNumber = (res.body as { data: { order_number: string } }).data.order_number;
+});
+afterAll(async () => {
+  await direct?.app.close();
+  await sdk?.app.close();
+  await testDb?.drop();
+});
+
+/** Per tool: arguments it answers (a repeat of a placed order, for place_order), and arguments it refuses when it has any. */
+const SAMPLES: Record<string, { ok: () => Record<string, unknown>; refused?: Record<string, unknown> }> = {
+  browse_catalog: { ok: () => ({ search: 'shirt', limit: 5 }), refused: { limit: 0 } },
+  get_product_details: { ok: () => ({ id: 'SHIRT-RED-XL' }), refused: { id: 'NOPE' } },
+  list_categories: { ok: () => ({}) },
+  find_customer: { ok: () => ({ phone: PHONE }), refused: { phone: '12' } },
+  get_order: { ok: () => ({ reference: orderNumber, phone: PHONE }), refused: { reference: 'ORD-NOPE' } },
+  place_order: { ok: () => placed, refused: { customer: { name: 'A', phone: PHONE }, items: [], external_reference: 'x' } },
+  search_products: { ok: () => ({ search: 'rice' }), refused: { limit: 'many' } },
+  get_product: { ok: () => ({ id: 'RICE-LOOSE' }), refused: {} },
+};
+
+const ENVELOPE = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
+type Era = '2025' | '2026-07-28';
+
+/** A tools/call in the era's form: the 2025 era's plain request, or 2026-07-28's envelope and standard headers. */
+function toolsCall(era: Era, name: string, args: unknown, id: string | number = 7): [unknown, Record<string, string>] {
+  if (era === '2025') return [{ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } }, {}];
+  return [
+    { jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args, _meta: ENVELOPE } },
+    { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': name },
+  ];
+}
+
+async function post(app: TestApp, [body, headers]: [unknown, Record<string, string>]) {
+  const res = await app.app.inject({
+    method: 'POST',
+    url: `${BASE}/mcp`,
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...s.headers, ...headers },
+    payload: JSON.stringify(body),
+  });
+  // signed photo links differ by their expiry second; everything else must be the same bytes
+  return { status: res.statusCode, type: res.headers['content-type'], body: res.body.replace(/expires=\d+&sig=[\w-]+/g, 'SIGNED') };
+}
+
+type Answer = { result: { structuredContent?: unknown; isError?: boolean } };
+
+describe.each(['2025', '2026-07-28'] as const)('every tool, %s era: the direct answer is the SDK answer', (era) => {
+  it('has a sample for every tool', () => {
+    expect(Object.keys(SAMPLES).sort()).toEqual(TOOLS.map((t) => t.name).sort());
+  });
+
+  it.each(TOOLS.map((t) => t.name))('%s answering', async (name) => {
+    const call = toolsCall(era, name, SAMPLES[name].ok());
+    const [viaSdk, viaDirect] = [await post(sdk, call), await post(direct, call)];
+    expect(viaDirect.status, viaDirect.body).toBe(200);
+    const answer = (JSON.parse(viaDirect.body) as Answer).result;
+    expect(answer.isError, viaDirect.body).toBeUndefined();
+    expect(answer.structuredContent).toBeTypeOf('object');
+    expect(viaDirect).toEqual(viaSdk);
+  });
+
+  it.each(TOOLS.map((t) => t.name).filter((name) => SAMPLES[name].refused))('%s refusing (a tool error)', async (name) => {
+    const call = toolsCall(era, name, SAMPLES[name].refused);
+    const [viaSdk, viaDirect] = [await post(sdk, call), await post(direct, call)];
+    expect((JSON.parse(viaDirect.body) as Answer).result.isError, viaDirect.body).toBe(true);
+    expect(viaDirect).toEqual(viaSdk);
+  });
+});
+
+/** Answers recorded from the service before the tools/call writer was made one; both roads must still give these bytes. */
+const RECORDED: [string, Era, string, unknown, string][] = [
+  [
+    'a result, 2025 era',
+    '2025',
+    'list_categories',
+    {},
+    '{"result":{"content":[{"type":"text","text":"{\\"data\\":{\\"categories\\":[],\\"brands\\":[]}}"}],"structuredContent":{"data":{"categories":[],"brands":[]}}},"jsonrpc":"2.0","id":"req-1"}',
+  ],
+  [
+    'a result, 2026-07-28',
+    '2026-07-28',
+    'list_categories',
+    {},
+    '{"result":{"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"commerce-api","title":"Catalogue, Orders and Customers","version":"1.3.0"}},"content":[{"type":"text","text":"{\\"data\\":{\\"categories\\":[],\\"brands\\":[]}}"}],"structuredContent":{"data":{"categories":[],"brands":[]}},"resultType":"complete"},"jsonrpc":"2.0","id":"req-1"}',
+  ],
+  [
+    'a tool error, 2025 era',
+    '2025',
+    'get_product',
+    {},
+    '{"result":{"content":[{"type":"text","text":"{\\"error\\":{\\"code\\":\\"validation_failed\\",\\"message\\":\\"id: must be a string\\",\\"details\\":[{\\"path\\":\\"id\\",\\"message\\":\\"must be a string\\"}]}}"}],"isError":true},"jsonrpc":"2.0","id":"req-1"}',
+  ],
+  [
+    'a tool error, 2026-07-28',
+    '2026-07-28',
+    'get_product',
+    {},
+    '{"result":{"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"commerce-api","title":"Catalogue, Orders and Customers","version":"1.3.0"}},"content":[{"type":"text","text":"{\\"error\\":{\\"code\\":\\"validation_failed\\",\\"message\\":\\"id: must be a string\\",\\"details\\":[{\\"path\\":\\"id\\",\\"message\\":\\"must be a string\\"}]}}"}],"isError":true,"resultType":"complete"},"jsonrpc":"2.0","id":"req-1"}',
+  ],
+];
+
+describe('answers as recorded before', () => {
+  it.each(RECORDED)('%s', async (_label, era, name, args, recorded) => {
+    for (const app of [direct, sdk]) {
+      const res = await post(app, toolsCall(era, name, args, 'req-1'));
+      expect(res.body).toBe(recorded);
+    }
+  });
+});
