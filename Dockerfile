@@ -15,6 +15,8 @@ COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY package.json ./
 COPY migrations ./migrations
+# the live database functions, applied by migrate() after the migrations (src/db/functions.ts)
+COPY src/db/functions ./src/db/functions
 COPY demo ./demo
 RUN mkdir -p /data /app/media && chown -R node:node /data /app/media
 USER node

@@ -2,6 +2,7 @@
 -- these functions are the transactional core, so a call is one statement and one implicit transaction
 -- (no BEGIN/COMMIT round trips) and a hot SKU's row lock is held for microseconds, not network time.
 
+-- History: the live body is src/db/functions/reserve_stock.sql (applied by migrate() after the migrations).
 -- The one place stock is reserved. Locks the ship-from stock rows of the lines in byte order of variant id
 -- (so orders over the same variants cannot deadlock), checks availability, then raises the counter and
 -- records one open reservation per line: reserved = sum(open reservations), always.
@@ -38,6 +39,7 @@ BEGIN
     FROM jsonb_array_elements(p_lines) l;
 END $$;
 
+-- History: the live body is src/db/functions/upsert_customer.sql (applied by migrate() after the migrations).
 -- Finds or creates the customer with this phone. The record keeps what it knows: name and email on file
 -- never change; the address is filled only when the record has none. ON CONFLICT DO UPDATE returns the row
 -- even when a concurrent transaction created it after our snapshot (it waits for that transaction), and its
@@ -60,6 +62,7 @@ LANGUAGE sql AS $$
   RETURNING *
 $$;
 
+-- History: the live body is src/db/functions/place_order.sql (applied by migrate() after the migrations).
 -- POST /orders' writes, all or nothing. p carries what the service decided:
 --   customer { id, name, phone_e164, email, address { name, line1, line2, city, state, pincode, phone } | null }
 --   order { id, external_reference, payment, payment_reference, notes, amount, delivery_address | null, location_id }

@@ -25,6 +25,7 @@ SELECT c.id, greatest(100001, coalesce(max(substring(o.order_number FROM 5)::big
   LEFT JOIN orders o ON o.company_id = c.id AND o.order_number ~ '^ORD-[0-9]{1,18}$'
  GROUP BY c.id;
 
+-- History: the live body is src/db/functions/allocate_order_numbers.sql (applied by migrate() after the migrations).
 -- Takes p_count consecutive numbers for the company and returns the first. Call it in its own statement,
 -- outside any long transaction: the counter row stays locked until the caller's transaction ends. A company
 -- without a row yet (created after this migration) starts above its highest existing number, read once.
@@ -51,6 +52,7 @@ BEGIN
   RETURN first;
 END $$;
 
+-- History: the live body is src/db/functions/place_order.sql (applied by migrate() after the migrations).
 -- place_order() as in 0007, but the order number comes from the caller (p.order.order_number, taken from a
 -- block by the service). Without one (an instance of the previous release during a rolling deploy) it takes
 -- a single number inside this transaction: correct, but that call holds the counter row until commit.

@@ -1,5 +1,6 @@
 -- One definition each (issue 13): what "available" means, and who writes a courier-booking job.
 
+-- History: the live body is src/db/functions/stock_available.sql (applied by migrate() after the migrations).
 -- Available stock: on hand less reserved, floored at 0 (a missing stock row, or no rows summed, is 0). Every
 -- reader uses this function: reserve_stock() below, the catalogue's browse and detail (over sums of the rows of a
 -- variant) and GET /items. A one-expression SQL function, IMMUTABLE, so the planner inlines it: the plans are
@@ -9,6 +10,7 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
   SELECT greatest(coalesce(on_hand - reserved, 0), 0)
 $$;
 
+-- History: the live body is src/db/functions/enqueue_courier_booking.sql (applied by migrate() after the migrations).
 -- The one writer of a courier-booking job (transactional outbox; the fulfilment worker performs it): called by
 -- place_order() and by the service (src/orders/orders.queries.ts, insertCourierBookingJob). A second request
 -- for the same order while one is pending is absorbed by the unique index on pending bookings.
@@ -21,6 +23,7 @@ BEGIN
   ON CONFLICT DO NOTHING;
 END $$;
 
+-- History: the live body is src/db/functions/reserve_stock.sql (applied by migrate() after the migrations).
 -- reserve_stock() as in 0007, availability from stock_available().
 CREATE OR REPLACE FUNCTION reserve_stock(p_company text, p_location text, p_order text, p_lines jsonb) RETURNS void
 LANGUAGE plpgsql AS $$
@@ -53,6 +56,7 @@ BEGIN
     FROM jsonb_array_elements(p_lines) l;
 END $$;
 
+-- History: the live body is src/db/functions/place_order.sql (applied by migrate() after the migrations).
 -- place_order() as in 0009, the job written by enqueue_courier_booking().
 CREATE OR REPLACE FUNCTION place_order(p_company text, p jsonb) RETURNS jsonb
 LANGUAGE plpgsql AS $$

@@ -13,6 +13,7 @@ DROP FUNCTION IF EXISTS products_set_listed();
 DROP FUNCTION IF EXISTS variants_touch_listed();
 DROP FUNCTION IF EXISTS catalogue_counts_apply();
 
+-- History: the live body is src/db/functions/refresh_listing.sql (applied by migrate() after the migrations).
 -- The listing rule, its one definition: a product is listed when it is active and has at least one active
 -- variant. The flag of each named product of the company that disagrees with the rule is flipped, and the
 -- company's counter moves by the flips (+1 listed, -1 unlisted), so the counter stays the exact number of listed

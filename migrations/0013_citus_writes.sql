@@ -10,6 +10,7 @@
 -- upsert_customer becomes PL/pgSQL: Citus crashed on the SQL-language version (a composite-returning SQL
 -- function whose body is an INSERT … ON CONFLICT on a distributed table). Behaviour is that of 0007/0009/0011.
 
+-- History: the live body is src/db/functions/upsert_customer.sql (applied by migrate() after the migrations).
 -- Finds or creates the customer with this phone (as in 0007): name and email on file never change; the address
 -- is filled only when the record has none, and then updated_at moves to this statement's time.
 CREATE OR REPLACE FUNCTION upsert_customer(p_company text, cust jsonb) RETURNS customers
@@ -33,6 +34,7 @@ BEGIN
   RETURN c;
 END $$;
 
+-- History: the live body is src/db/functions/allocate_order_numbers.sql (applied by migrate() after the migrations).
 -- As in 0009. The first call for a company reads its highest existing number in a statement of its own, then
 -- inserts the counter row (a concurrent first call is absorbed by ON CONFLICT, which adds to its row).
 CREATE OR REPLACE FUNCTION allocate_order_numbers(p_company text, p_count integer) RETURNS bigint
@@ -60,6 +62,7 @@ BEGIN
   RETURN first;
 END $$;
 
+-- History: the live body is src/db/functions/place_order.sql (applied by migrate() after the migrations).
 -- place_order() as in 0011; an order without a number from the service (an instance of an older release) takes
 -- one before the INSERT instead of inside its coalesce().
 CREATE OR REPLACE FUNCTION place_order(p_company text, p jsonb) RETURNS jsonb

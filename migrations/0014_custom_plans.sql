@@ -1,3 +1,5 @@
+-- History: each function's plan mode today is the `-- plan:` line of src/db/functions/<name>.sql, set by migrate()
+-- (src/db/functions.ts) after the migrations; a function file repeats no SET clause.
 -- Every PL/pgSQL function that writes or reads a company's rows plans each of its statements with the values it
 -- was given (issue 21). PL/pgSQL caches a statement's plan and, after five calls on a connection, may switch to a
 -- generic plan in which p_company is an unknown parameter. On one PostgreSQL that changes nothing visible; on

@@ -62,6 +62,7 @@ CREATE TABLE webhook_deliveries (
 CREATE INDEX webhook_deliveries_due ON webhook_deliveries (company_id, next_attempt_at) WHERE status = 'pending';
 CREATE INDEX webhook_deliveries_subject ON webhook_deliveries (company_id, endpoint_id, subject_id, seq) WHERE status = 'pending';
 
+-- History: the live body is src/db/functions/record_event.sql (applied by migrate() after the migrations).
 -- The one writer of an event: the event row and a delivery for every active endpoint subscribed to its type, in
 -- the caller's transaction. Every statement names p_company (a router statement on Citus).
 CREATE FUNCTION record_event(p_company text, p_id text, p_type text, p_subject text, p_data json, p_at timestamptz) RETURNS void
@@ -77,6 +78,7 @@ BEGIN
    WHERE w.company_id = p_company AND w.status = 'active' AND p_type = ANY (w.events);
 END $$;
 
+-- History: the live body is src/db/functions/place_order_with_event.sql (applied by migrate() after the migrations).
 -- POST /orders with its order.created event in the same statement (one implicit transaction, no extra round trip).
 -- The service gives the event's data as it will be; the statement fills in what only it knows: the order's time
 -- and the customer as recorded (name on file, phone, opt-out).

@@ -6,6 +6,7 @@
 -- brands and photos (import, generator). Stock is never part of the model, so orders never move the version.
 ALTER TABLE catalogue_counts ADD COLUMN version bigint NOT NULL DEFAULT 0;
 
+-- History: the live body is src/db/functions/bump_catalogue_version.sql (applied by migrate() after the migrations).
 CREATE FUNCTION bump_catalogue_version(p_company text) RETURNS bigint LANGUAGE plpgsql
 SET plan_cache_mode = force_custom_plan AS $$
 DECLARE
@@ -17,6 +18,7 @@ BEGIN
   RETURN v;
 END $$;
 
+-- History: the live body is src/db/functions/refresh_listing.sql (applied by migrate() after the migrations).
 -- refresh_listing as in 0012, and the version bumped on every call (a description or price changes no flag but
 -- changes what the model shows). The counter row is now written by every catalogue write of the company: catalogue
 -- writers of one company serialise on it, as they did once a flag changed; orders never touch it.

@@ -1,3 +1,4 @@
+-- History: the live body is src/db/functions/reserve_stock.sql (applied by migrate() after the migrations).
 -- reserve_stock() finds the order's stock rows by their primary key (issue 16). Its three statements named the
 -- variants through jsonb_array_elements(p_lines), which the planner always estimates at 100 rows, so it hashed them
 -- against a sequential scan of every stock row of the company at that location: 3 scans of the company's whole

@@ -8,6 +8,7 @@ ALTER TABLE products ADD COLUMN in_stock boolean NOT NULL DEFAULT false;
 ALTER TABLE catalogue_counts ADD COLUMN in_stock_products integer NOT NULL DEFAULT 0 CHECK (in_stock_products >= 0);
 CREATE INDEX products_in_stock ON products (company_id, sort_name, id) WHERE listed AND in_stock;
 
+-- History: the live body is src/db/functions/refresh_in_stock.sql (applied by migrate() after the migrations).
 -- The in-stock rule, its one definition: a product is in stock when at least one of its active variants has
 -- stock_available(on_hand, reserved) > 0 on its stock row at the company's active location that ships orders (there
 -- is at most one). The named products of the company are locked first, in id order: two writers racing on different
@@ -44,6 +45,7 @@ BEGIN
   RETURN gained - lost;
 END $$;
 
+-- History: the live body is src/db/functions/refresh_listing.sql (applied by migrate() after the migrations).
 -- refresh_listing as in 0017, and the in-stock counter moved too when `listed` flips on a product that is in stock.
 CREATE OR REPLACE FUNCTION refresh_listing(p_company text, p_products text[]) RETURNS integer LANGUAGE plpgsql
 SET plan_cache_mode = force_custom_plan AS $$
@@ -72,6 +74,7 @@ BEGIN
   RETURN gained - lost;
 END $$;
 
+-- History: the live body is src/db/functions/reserve_stock.sql (applied by migrate() after the migrations).
 -- reserve_stock as in 0019, and the in-stock flag refreshed for the products whose stock row at the location is no
 -- longer positive after the reservation: a reservation only lowers availability, so a row still positive leaves its
 -- product in stock, and the common order touches no product row. The stock rows are locked first (lock order: stock

@@ -3,7 +3,7 @@ import type { Db } from '../db/index.js';
 
 /**
  * A product is shown (browse, detail, counts) when it is listed: active with at least one active variant
- * (a product with nothing to order has no price_range). refreshListing keeps the flag (migration 0012).
+ * (a product with nothing to order has no price_range). refreshListing keeps the flag (src/db/functions/refresh_listing.sql).
  */
 const visible = sql`p.listed`;
 
@@ -31,7 +31,7 @@ export function filterSql(companyId: string, f: PageFilter): { where: SQL; shape
   for (const w of f.words) parts.push(sql`p.search_text LIKE ${likeWord(w)}`);
   if (f.categoryIds) parts.push(sql`p.category_id = ANY(${sql.param(f.categoryIds)}::text[])`);
   if (f.brandIds) parts.push(sql`p.brand_id = ANY(${sql.param(f.brandIds)}::text[])`);
-  // products.in_stock (refresh_in_stock, migration 0020): with `listed`, the predicate of the products_in_stock index.
+  // products.in_stock (src/db/functions/refresh_in_stock.sql): with `listed`, the predicate of the products_in_stock index.
   if (f.inStock) parts.push(sql`p.in_stock`);
   // The statement's text depends only on this shape, so it can be a named prepared statement.
   const shape = `w${f.words.length}${f.categoryIds ? 'c' : ''}${f.brandIds ? 'b' : ''}${f.inStock ? 'i' : ''}`;
@@ -58,7 +58,7 @@ export async function refreshSearchText(db: Db, companyId: string, productIds: s
 /**
  * Brings products.listed (active with at least one active variant) and products.in_stock (migration 0020), with the
  * company's counters of both (catalogue_counts: the unfiltered and the in_stock=true browse totals), up to date for
- * the given products: `refresh_listing` and `refresh_in_stock`, the one definition of each rule. Every writer of
+ * the given products: `refresh_listing` and `refresh_in_stock` (src/db/functions/), the one definition of each rule. Every writer of
  * products or variants calls it after its writes, in the same transaction (there are no triggers: Citus cannot
  * distribute tables that have them); a writer of stock rows alone calls refreshInStock.
  */
@@ -70,7 +70,7 @@ export async function refreshListing(db: Db, companyId: string, productIds: stri
 
 /**
  * Brings products.in_stock and the company's in-stock counter up to date for the given products (`refresh_in_stock`,
- * migration 0020), which it locks in id order. Called after the caller has locked and written the stock rows it
+ * src/db/functions/refresh_in_stock.sql), which it locks in id order. Called after the caller has locked and written the stock rows it
  * changes (lock order: stock rows, then products), in the same transaction.
  */
 export async function refreshInStock(db: Db, companyId: string, productIds: string[]): Promise<void> {

@@ -31,7 +31,7 @@ export async function findCustomerByPhone(db: Db, companyId: string, phoneE164: 
   return rows[0];
 }
 
-/** Finds or creates the customer with this phone: the upsert_customer() SQL function (migration 0007) keeps the rules. */
+/** Finds or creates the customer with this phone: the upsert_customer() SQL function (src/db/functions/upsert_customer.sql) keeps the rules. */
 export async function upsertCustomer(
   db: Db,
   companyId: string,

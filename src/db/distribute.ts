@@ -35,43 +35,6 @@ interface TableState {
 const ident = (name: string) => `"${name.replace(/"/g, '""')}"`;
 const literal = (text: string) => `'${text.replace(/'/g, "''")}'`;
 
-/**
- * PL/pgSQL functions whose statements are probes by primary key whatever their arguments: one generic plan per
- * connection is right for them (on one PostgreSQL). reserve_stock's statements name the order's stock rows by an array
- * of variant ids; PostgreSQL sizes a custom plan from the array and so kept re-planning all three on every order
- * (0.25 ms of planning per order against 0.06 ms of work).
- */
-export const GENERIC_PLAN_FUNCTIONS = ['reserve_stock'];
-
-/**
- * How every PL/pgSQL function of the schema plans its statements, set where it differs (so a steady start changes
- * nothing). On Citus: with each call's values, always (`force_custom_plan`, migration 0014): a generic plan of a
- * statement Citus cannot prune later is sent to every shard of every company. On one PostgreSQL (and PGlite) there are
- * no shards: PostgreSQL's own choice, which keeps a generic plan once it costs no more than the custom ones, and
- * GENERIC_PLAN_FUNCTIONS always generic. A database that gains the `citus` extension gets its modes at the next migrate.
- */
-export function planModesSql(citus: boolean): string {
-  const generic = GENERIC_PLAN_FUNCTIONS.map(literal).join(', ');
-  const want = citus ? `'force_custom_plan'` : `CASE WHEN p.proname IN (${generic}) THEN 'force_generic_plan' END`;
-  return `DO $modes$
-DECLARE f record;
-BEGIN
-  FOR f IN
-    SELECT p.oid::regprocedure AS sig, ${want} AS want,
-           (SELECT substr(c, length('plan_cache_mode=') + 1) FROM unnest(p.proconfig) c WHERE c LIKE 'plan_cache_mode=%') AS mode
-    FROM pg_proc p JOIN pg_language l ON l.oid = p.prolang
-    WHERE p.pronamespace = current_schema()::regnamespace AND l.lanname = 'plpgsql'
-  LOOP
-    CONTINUE WHEN f.want IS NOT DISTINCT FROM f.mode;
-    IF f.want IS NULL THEN
-      EXECUTE format('ALTER FUNCTION %s RESET plan_cache_mode', f.sig);
-    ELSE
-      EXECUTE format('ALTER FUNCTION %s SET plan_cache_mode = %s', f.sig, f.want);
-    END IF;
-  END LOOP;
-END $modes$`;
-}
-
 export async function hasCitus(db: Db): Promise<boolean> {
   const rows = await db.query(sql`SELECT 1 FROM pg_extension WHERE extname = 'citus'`);
   return rows.length > 0;

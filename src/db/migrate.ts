@@ -3,19 +3,28 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'drizzle-orm';
 import type { Database } from './client.js';
-import { distribute, hasCitus, planModesSql, SCHEMA_LOCK } from './distribute.js';
+import { distribute, hasCitus, SCHEMA_LOCK } from './distribute.js';
+import { FUNCTIONS_DIR, functionStatements, readFunctions } from './functions.js';
 import { splitSql } from './split-sql.js';
 import type { schemaMigrations } from './schema/index.js';
 
 export const MIGRATIONS_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'migrations');
 
 /**
- * Applies pending `migrations/NNNN_name.sql` files in order, in one transaction, under an advisory lock; then, where
- * the `citus` extension is present, distributes what is not distributed yet (`distribute.ts`, the same lock key, so
- * instances starting together take turns). Without Citus that second step is one catalogue lookup. Each run also sets
- * how the PL/pgSQL functions plan their statements, by whether Citus is there (`planModesSql`).
+ * Applies pending `migrations/NNNN_name.sql` files in order, in one transaction, under an advisory lock; then, in the
+ * same transaction, every function of `src/db/functions/` with its plan mode for this database (`functions.ts`), on
+ * every run; then, where the `citus` extension is present, distributes what is not distributed yet (`distribute.ts`,
+ * the same lock key, so instances starting together take turns). Without Citus that last step is one catalogue
+ * lookup. The function files are the bodies for the whole history: a migrations folder other than the project's
+ * (tests replaying part of it) gets none unless `functionsDir` is given.
  */
-export async function migrate(db: Database, dir: string = MIGRATIONS_DIR, log?: (msg: string) => void): Promise<string[]> {
+export async function migrate(
+  db: Database,
+  dir: string = MIGRATIONS_DIR,
+  log?: (msg: string) => void,
+  functionsDir: string | null = dir === MIGRATIONS_DIR ? FUNCTIONS_DIR : null,
+): Promise<string[]> {
+  const functions = functionsDir ? readFunctions(functionsDir) : [];
   const files = readdirSync(dir)
     .filter((f) => /^\d{4}_[\w-]+\.sql$/.test(f))
     .sort();
@@ -38,7 +47,7 @@ export async function migrate(db: Database, dir: string = MIGRATIONS_DIR, log?: 
       await tx.query(sql`INSERT INTO schema_migrations (version) VALUES (${file})`);
       applied.push(file);
     }
-    await exec(planModesSql(citus));
+    for (const statement of functionStatements(functions, citus)) await exec(statement);
   });
   const spread = await distribute(db);
   if (spread.reference.length || spread.distributed.length) {

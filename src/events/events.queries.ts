@@ -14,7 +14,7 @@ export interface NewEvent {
   at: Date;
 }
 
-/** Writes the event and its deliveries in the caller's transaction (record_event(), migration 0015). */
+/** Writes the event and its deliveries in the caller's transaction (record_event(), src/db/functions/record_event.sql). */
 export async function recordEvent(tx: Db, companyId: string, e: NewEvent): Promise<void> {
   await tx.query(
     sql`SELECT record_event(${companyId}, ${e.id}, ${e.type}, ${e.subjectId}, ${JSON.stringify(e.data)}::json, ${e.at.toISOString()}::timestamptz)`,

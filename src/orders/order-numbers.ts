@@ -7,7 +7,7 @@ export const ORDER_NUMBER_BLOCK = 20;
 export interface OrderNumbers {
   /**
    * The next `ORD-<digits>` number of the company, unique within it. Takes a block from the company's counter
-   * (allocate_order_numbers(), migration 0009) in a statement of its own when this process has none left, so
+   * (allocate_order_numbers(), src/db/functions/allocate_order_numbers.sql) in a statement of its own when this process has none left, so
    * call it before opening the order's transaction, never inside one (on one connection it would wait for it).
    */
   next(companyId: string): Promise<string>;

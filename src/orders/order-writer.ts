@@ -45,7 +45,7 @@ function createdEvent(w: PlaceOrderWrite): PlacedEvent {
 export type PlaceOrderInput = Omit<PlaceOrderWrite, 'order'> & { order: Omit<PlaceOrderWrite['order'], 'order_number'> };
 
 /**
- * The one module that writes orders: POST /orders (place_order(), migrations 0007/0009/0011) and staff drafts.
+ * The one module that writes orders: POST /orders (place_order(), src/db/functions/place_order.sql) and staff drafts.
  * Both take their number here, from the process's one allocator (OrderNumbers.next), outside the transaction.
  */
 export function createOrderWriter({ db, orderNumbers = orderNumbersFor(db) }: { db: Db; orderNumbers?: OrderNumbers }) {

@@ -82,7 +82,7 @@ export async function orderPrelude(
   return rows[0];
 }
 
-/** What place_order() (migration 0007) writes: the service has decided every value. Fields are the columns they fill. */
+/** What place_order() (src/db/functions/place_order.sql) writes: the service has decided every value. Fields are the columns they fill. */
 export interface PlaceOrderWrite {
   customer: Pick<CustomerRecord, 'id' | 'name' | 'phone_e164' | 'email'> & { address: DeliveryAddress | null };
   order: Pick<OrderRecord, 'id' | 'order_number' | 'payment' | 'payment_reference' | 'notes' | 'amount' | 'delivery_address'> & {
@@ -107,10 +107,10 @@ export interface PlacedEvent {
 
 /**
  * Writes the order, its customer, lines, job, reservations and its order.created event in one statement (one
- * implicit transaction): place_order_with_event() (migration 0015) around place_order().
+ * implicit transaction): place_order_with_event() (src/db/functions/place_order_with_event.sql) around place_order().
  */
 export async function placeOrderAtomically(db: Db, companyId: string, w: PlaceOrderWrite, event: PlacedEvent): Promise<OrderRow> {
-  // place_order() returns the order as jsonb (migration 0011): the same fields, created_at as ISO text.
+  // place_order() returns the order as jsonb (src/db/functions/place_order.sql): the same fields, created_at as ISO text.
   const rows = await db.query<{ o: Omit<OrderRow, 'created_at'> & { created_at: string } }>(
     sql`SELECT place_order_with_event(${companyId}, ${JSON.stringify(w)}::jsonb, ${JSON.stringify(event)}::jsonb) AS o`,
     'place_order',
@@ -169,7 +169,7 @@ export async function insertOrderLines(db: Db, companyId: string, orderId: strin
 
 /**
  * Records that a courier booking is due (transactional outbox; the fulfilment worker performs it). The row is
- * written by enqueue_courier_booking() (migration 0011), which place_order() calls too: one writer of the job.
+ * written by enqueue_courier_booking() (src/db/functions/enqueue_courier_booking.sql), which place_order() calls too: one writer of the job.
  */
 export async function insertCourierBookingJob(db: Db, companyId: string, jobId: string, orderId: string): Promise<void> {
   await db.query(sql`SELECT enqueue_courier_booking(${companyId}, ${jobId}, ${orderId})`);

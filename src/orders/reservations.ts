@@ -16,10 +16,10 @@ import {
 
 /**
  * The only code that changes stock_levels.reserved: this module and the reserve_stock() SQL function it
- * wraps (migration 0007; place_order() calls it too). Every change happens under the stock rows' locks,
+ * wraps (src/db/functions/reserve_stock.sql; place_order() calls it too). Every change happens under the stock rows' locks,
  * taken in sorted variant-id order so that orders over the same variants cannot deadlock, and each is
  * recorded as an open reservation row: reserved = sum(open reservations) per stock row, always. A change that can
- * raise or lower a variant's availability refreshes its product's in-stock flag (migration 0020) after the stock rows,
+ * raise or lower a variant's availability refreshes its product's in-stock flag (src/db/functions/refresh_in_stock.sql) after the stock rows,
  * in the same transaction (lock order: stock rows, then products).
  */
 
@@ -36,7 +36,7 @@ export interface ShortItem {
   available: string;
 }
 
-/** SQLSTATE raised by the reserve_stock() function (migration 0007) when a line is short. */
+/** SQLSTATE raised by the reserve_stock() function (src/db/functions/reserve_stock.sql) when a line is short. */
 const SHORT_STOCK = 'CS409';
 
 /** The JSON the reserve_stock() function takes, one element per (merged) line. */

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { createPgDatabase } from '../../src/db/client.js';
+import { FUNCTIONS_DIR } from '../../src/db/functions.js';
 import { migrate, MIGRATIONS_DIR } from '../../src/db/migrate.js';
 import { citusWorkers, dropCitusDatabase, isCitusServer, withDatabase, type CitusNode } from './citus.js';
 
@@ -60,8 +61,9 @@ export default async function setup(project: TestProject) {
 
   const migrationsHash = createHash('sha256');
   for (const f of readdirSync(MIGRATIONS_DIR).sort()) migrationsHash.update(f).update(readFileSync(join(MIGRATIONS_DIR, f)));
-  // what migrate() does besides the files (the functions' plan modes): a change there is a new template too
-  for (const f of ['migrate.ts', 'distribute.ts']) migrationsHash.update(readFileSync(join(MIGRATIONS_DIR, '..', 'src', 'db', f)));
+  // what migrate() does besides the files (the live functions and their plan modes): a change there is a new template too
+  for (const f of readdirSync(FUNCTIONS_DIR).sort()) migrationsHash.update(f).update(readFileSync(join(FUNCTIONS_DIR, f)));
+  for (const f of ['migrate.ts', 'functions.ts', 'distribute.ts']) migrationsHash.update(readFileSync(join(MIGRATIONS_DIR, '..', 'src', 'db', f)));
   const template = `commerce_tmpl_${migrationsHash.digest('hex').slice(0, 12)}`;
 
   const admin = new pg.Client({ connectionString: serverUrl });

@@ -39,7 +39,7 @@ export const brands = pgTable(
 );
 
 /**
- * Migrations 0002 and 0006 (`listed`, kept by refresh_listing since 0012; the browse indexes are partial on it) and 0020
+ * Migrations 0002 and 0006 (`listed`, kept by refresh_listing: src/db/functions/refresh_listing.sql; the browse indexes are partial on it) and 0020
  * (`in_stock`, kept by refresh_in_stock; products_in_stock is the in_stock=true browse).
  */
 export const products = pgTable(
@@ -180,7 +180,7 @@ export const stockLevels = pgTable(
 );
 
 /**
- * Listed products per company (migration 0008), kept by refresh_listing (migration 0012); the catalogue version (0017);
+ * Listed products per company (migration 0008), kept by refresh_listing (src/db/functions/); the catalogue version (0017);
  * listed products in stock (0020, kept by refresh_in_stock and refresh_listing).
  */
 export const catalogueCounts = pgTable('catalogue_counts', {

@@ -2,7 +2,7 @@ import { boolean, pgTable, primaryKey, text, unique } from 'drizzle-orm/pg-core'
 import { timestamptz } from './columns.js';
 import { companies } from './companies.js';
 
-/** Migration 0003; written through the upsert_customer() SQL function (0007). */
+/** Migration 0003; written through the upsert_customer() SQL function (src/db/functions/upsert_customer.sql). */
 export const customers = pgTable(
   'customers',
   {

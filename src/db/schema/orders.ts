@@ -18,7 +18,7 @@ export interface StoredAddress {
   phone: string | null;
 }
 
-/** Migration 0003; placed by the place_order() SQL function (0007, 0009). */
+/** Migration 0003; placed by the place_order() SQL function (src/db/functions/place_order.sql). */
 export const orders = pgTable(
   'orders',
   {

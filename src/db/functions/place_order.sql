@@ -1,0 +1,50 @@
+-- POST /orders' writes, all or nothing, in one statement (one implicit transaction, no BEGIN/COMMIT round trips).
+-- p carries what the service decided:
+--   customer { id, name, phone_e164, email, address { name, line1, line2, city, state, pincode, phone } | null }
+--   order { id, order_number, external_reference, payment, payment_reference, notes, amount, delivery_address | null,
+--           location_id }
+--   lines [{ variant_id, sku, name, quantity, unit_price, line_total, tax_rate }]
+--   reservations (as reserve_stock), booking_job_id | null
+-- The customer is found or created (upsert_customer). The order number comes from the caller (taken from a block by
+-- the service); an order without one (an instance of an older release) takes one before the INSERT. The order
+-- insert waits on the external_reference index for a concurrent first attempt; when the reference is taken it raises
+-- SQLSTATE CS200 and nothing is kept. Lines and the job are written before the stock rows are locked
+-- (reserve_stock). Returns the order's columns and the customer's name and phone.
+-- plan: postgres=auto citus=custom
+CREATE OR REPLACE FUNCTION place_order(p_company text, p jsonb) RETURNS jsonb
+LANGUAGE plpgsql AS $$
+DECLARE
+  ord jsonb := p->'order';
+  num text := ord->>'order_number';
+  c customers%ROWTYPE;
+  o orders%ROWTYPE;
+BEGIN
+  c := upsert_customer(p_company, p->'customer');
+
+  IF num IS NULL THEN
+    num := 'ORD-' || allocate_order_numbers(p_company, 1);
+  END IF;
+  INSERT INTO orders (company_id, id, order_number, external_reference, customer_id, status, payment, payment_reference, notes, amount, delivery_address, location_id)
+  VALUES (p_company, ord->>'id', num, ord->>'external_reference', c.id, 'confirmed',
+          ord->>'payment', ord->>'payment_reference', ord->>'notes', (ord->>'amount')::numeric, nullif(ord->'delivery_address', 'null'::jsonb), ord->>'location_id')
+  ON CONFLICT (company_id, external_reference) DO NOTHING
+  RETURNING * INTO o;
+  IF o.id IS NULL THEN
+    RAISE EXCEPTION 'external_reference already used' USING ERRCODE = 'CS200';
+  END IF;
+
+  INSERT INTO order_lines (company_id, order_id, line_no, variant_id, sku, name, quantity, unit_price, line_total, tax_rate)
+  SELECT p_company, o.id, x.ord, x.l->>'variant_id', x.l->>'sku', x.l->>'name', (x.l->>'quantity')::numeric,
+         (x.l->>'unit_price')::numeric, (x.l->>'line_total')::numeric, (x.l->>'tax_rate')::numeric
+    FROM jsonb_array_elements(p->'lines') WITH ORDINALITY AS x(l, ord);
+  IF p->>'booking_job_id' IS NOT NULL THEN
+    PERFORM enqueue_courier_booking(p_company, p->>'booking_job_id', o.id);
+  END IF;
+
+  PERFORM reserve_stock(p_company, ord->>'location_id', o.id, p->'reservations');
+
+  RETURN jsonb_build_object(
+    'id', o.id, 'order_number', o.order_number, 'status', o.status, 'amount', o.amount::text, 'currency', o.currency,
+    'created_at', o.created_at, 'external_reference', o.external_reference, 'payment', o.payment,
+    'delivery_address', o.delivery_address, 'customer_name', c.name, 'customer_phone', c.phone_e164);
+END $$;

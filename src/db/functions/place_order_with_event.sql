@@ -1,0 +1,23 @@
+-- POST /orders with its order.created event in the same statement (one implicit transaction, no extra round trip).
+-- The service gives the event's data as it will be; the statement fills in what only it knows: the order's time
+-- and the customer as recorded (name on file, phone, opt-out).
+-- plan: postgres=auto citus=custom
+CREATE OR REPLACE FUNCTION place_order_with_event(p_company text, p jsonb, p_event jsonb) RETURNS jsonb
+LANGUAGE plpgsql AS $$
+DECLARE
+  o jsonb;
+  v_opted boolean;
+  v_at timestamptz;
+  v_data jsonb;
+BEGIN
+  o := place_order(p_company, p);
+  v_at := (o->>'created_at')::timestamptz;
+  SELECT c.messaging_opted_out INTO v_opted FROM customers c
+   WHERE c.company_id = p_company AND c.phone_e164 = p->'customer'->>'phone_e164';
+  v_data := p_event->'data'
+    || jsonb_build_object('order_date', to_char(v_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))
+    || jsonb_build_object('customer', jsonb_build_object('name', o->'customer_name', 'phone', o->'customer_phone',
+                                                         'messaging_opted_out', v_opted IS TRUE));
+  PERFORM record_event(p_company, p_event->>'id', 'order.created', o->>'id', v_data::json, v_at);
+  RETURN o;
+END $$;
