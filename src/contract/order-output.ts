@@ -1,4 +1,4 @@
-import type { ShipmentStatus } from './statuses.js';
+import type { OrderStatus, ShipmentStatus } from './statuses.js';
 import { money, qty } from '../lib/money.js';
 import { iso, isoOrNull } from '../lib/time.js';
 import type { DeliveryAddress, Order, OrderLine, OrderSummary } from './orders.js';
@@ -8,7 +8,7 @@ import { orderStatusLabel, shipmentStatusLabel } from './status-labels.js';
 export interface OrderSummaryFields {
   id: string;
   order_number: string;
-  status: string;
+  status: OrderStatus;
   amount: string;
   currency: string;
   created_at: Date;

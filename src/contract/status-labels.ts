@@ -1,5 +1,7 @@
+import type { OrderStatus, ShipmentStatus } from './statuses.js';
+
 /** Statuses in words a customer understands; the one place REST, MCP and messages take them from. */
-export const ORDER_STATUS_LABELS: Record<string, string> = {
+export const ORDER_STATUS_LABELS: Readonly<Record<OrderStatus, string>> = {
   draft: 'Order being prepared',
   confirmed: 'Order confirmed',
   packed: 'Packed and ready to ship',
@@ -9,7 +11,7 @@ export const ORDER_STATUS_LABELS: Record<string, string> = {
   returned: 'Returned to us',
 };
 
-export const SHIPMENT_STATUS_LABELS: Record<string, string> = {
+export const SHIPMENT_STATUS_LABELS: Readonly<Record<ShipmentStatus, string>> = {
   pending: 'Waiting for courier booking',
   booked: 'Courier booked',
   picked_up: 'Picked up by the courier',
@@ -21,5 +23,5 @@ export const SHIPMENT_STATUS_LABELS: Record<string, string> = {
   failed: 'Delivery attempt failed',
 };
 
-export const orderStatusLabel = (status: string): string => ORDER_STATUS_LABELS[status] ?? status;
-export const shipmentStatusLabel = (status: string): string => SHIPMENT_STATUS_LABELS[status] ?? status;
+export const orderStatusLabel = (status: OrderStatus): string => ORDER_STATUS_LABELS[status];
+export const shipmentStatusLabel = (status: ShipmentStatus): string => SHIPMENT_STATUS_LABELS[status];

@@ -1,26 +1,25 @@
-import { createManualAdapter } from './manual.js';
-import { createShiprocketAdapter, shiprocketTrackingUrl } from './shiprocket.js';
-import type { AdapterName, CourierAdapter, CourierConfig } from './types.js';
+import { courierEntry } from './registry.js';
+import { settingsNamed, storedSettings } from './settings.js';
+import type { CourierAdapter, CourierConfig, ShipmentStatus } from './types.js';
 import { CourierError } from './types.js';
 
 export * from './types.js';
+export * from './registry.js';
 export { mapShiprocketStatus } from './shiprocket.js';
+export { mapDelhiveryStatus } from './delhivery.js';
 
-/** The adapter a company's configuration names; a half-configured Shiprocket account is a permanent error. */
+/** The adapter a company's configuration names, made from its settings; settings its courier cannot use are a permanent error. */
 export function courierAdapter(config: CourierConfig | null): CourierAdapter {
-  if (!config || config.adapter === 'manual') return createManualAdapter();
-  if (!config.baseUrl || !config.apiEmail || !config.apiPassword) {
-    throw new CourierError('courier "shiprocket" is not fully configured (base URL, email and password)', false);
-  }
-  return createShiprocketAdapter({
-    baseUrl: config.baseUrl,
-    email: config.apiEmail,
-    password: config.apiPassword,
-    pickupLocation: config.pickupLocation ?? 'Primary',
-  });
+  const entry = courierEntry(config?.adapter ?? 'manual');
+  const settings = entry.configSchema.safeParse(storedSettings(config));
+  if (!settings.success) throw new CourierError(`courier "${entry.name}" is not fully configured (${settingsNamed(settings.error.issues)})`, false);
+  return entry.create(settings.data);
 }
 
-export function trackingUrlFor(adapter: AdapterName, awb: string | null): string | null {
+export function trackingUrlFor(adapter: string, awb: string | null): string | null {
   if (!awb) return null;
-  return adapter === 'shiprocket' ? shiprocketTrackingUrl(awb) : null;
+  return courierEntry(adapter).trackingUrl(awb);
 }
+
+/** A courier's status words (a callback's `status`) in the spec's set, by the courier's own mapping; null when unknown. */
+export const courierStatus = (adapter: string, text: string): ShipmentStatus | null => courierEntry(adapter).mapStatus(text);

@@ -1,4 +1,6 @@
-import type { CourierAdapter } from './types.js';
+import { z } from 'zod';
+import { mapShiprocketStatus } from './shiprocket.js';
+import { defineCourier, type CourierAdapter } from './types.js';
 
 /** Staff book the parcel themselves and enter AWB and courier by CLI; this adapter never pretends to book. */
 export function createManualAdapter(): CourierAdapter {
@@ -15,3 +17,15 @@ export function createManualAdapter(): CourierAdapter {
     },
   };
 }
+
+/**
+ * The manual courier in the registry: no settings. A callback for it carries our status names or a courier's
+ * words, read as Shiprocket's (the aggregator whose words staff's couriers most often send).
+ */
+export const manualCourier = defineCourier({
+  name: 'manual',
+  configSchema: z.object({}),
+  create: createManualAdapter,
+  mapStatus: mapShiprocketStatus,
+  trackingUrl: () => null,
+});

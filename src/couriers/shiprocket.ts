@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
+import { apiUrl, requiredSetting } from './settings.js';
 import type { Booking, BookingRequest, CourierAdapter, ShipmentStatus } from './types.js';
-import { CourierError } from './types.js';
+import { CourierError, defineCourier } from './types.js';
 
 export interface ShiprocketSettings {
   baseUrl: string;
@@ -173,3 +174,17 @@ export function createShiprocketAdapter(settings: ShiprocketSettings): CourierAd
     trackingUrl: shiprocketTrackingUrl,
   };
 }
+
+/** Shiprocket in the courier registry: base URL, login email and password; the pickup location defaults to "Primary". */
+export const shiprocketCourier = defineCourier({
+  name: 'shiprocket',
+  configSchema: z.object({
+    baseUrl: apiUrl('shiprocket'),
+    email: requiredSetting('shiprocket'),
+    password: requiredSetting('shiprocket'),
+    pickupLocation: z.string().default('Primary'),
+  }) satisfies z.ZodType<ShiprocketSettings>,
+  create: createShiprocketAdapter,
+  mapStatus: mapShiprocketStatus,
+  trackingUrl: shiprocketTrackingUrl,
+});

@@ -1,4 +1,6 @@
+import type { z } from 'zod';
 import { SHIPMENT_STATUSES, type ShipmentStatus } from '../contract/statuses.js';
+import type { AdapterName } from './registry.js';
 
 // The status set is part of the wire contract; couriers' code keeps importing it from here.
 export { SHIPMENT_STATUSES, type ShipmentStatus };
@@ -29,16 +31,26 @@ export function shipmentMove(from: ShipmentStatus, to: ShipmentStatus): 'same' |
   return SHIPMENT_MOVES[from].includes(to) ? 'move' : 'stale';
 }
 
-export const COURIER_ADAPTERS = ['manual', 'shiprocket'] as const;
-export type AdapterName = (typeof COURIER_ADAPTERS)[number];
-
-/** A company's courier settings as stored (credentials included: never log this object). */
+/**
+ * A company's courier settings as stored (credentials included: never log this object). The columns are
+ * generic: `apiPassword` holds the courier's secret (Shiprocket's password, Delhivery's API token); what a
+ * courier needs of them is its registry entry's `configSchema` (registry.ts).
+ */
 export interface CourierConfig {
   adapter: AdapterName;
   baseUrl: string | null;
   apiEmail: string | null;
   apiPassword: string | null;
   pickupLocation: string | null;
+}
+
+/** The settings as `courier configure` names them and a courier's `configSchema` reads them (absent: undefined). */
+export interface CourierSettingsInput {
+  baseUrl?: string;
+  email?: string;
+  password?: string;
+  token?: string;
+  pickupLocation?: string;
 }
 
 export interface BookingRequest {
@@ -83,3 +95,21 @@ export interface CourierAdapter {
   /** The customer-facing tracking page for an AWB, or null when the courier has none we know. */
   trackingUrl(awb: string): string | null;
 }
+
+/**
+ * One courier, as the registry (registry.ts) lists it: its name (stored in courier_configs.adapter and
+ * shipments.adapter), the settings it needs (`configSchema`, checked when they are set and when they are read
+ * to book), the adapter made from them, how its own status words map to the spec's set (callbacks and
+ * tracking) and its customer-facing tracking page.
+ */
+export interface CourierEntry<N extends string = string, S = unknown> {
+  readonly name: N;
+  readonly configSchema: z.ZodType<S>;
+  // methods, not properties: an entry with its own settings type still fits CourierEntry<string, unknown>
+  create(settings: S): CourierAdapter;
+  mapStatus(text: string): ShipmentStatus | null;
+  trackingUrl(awb: string): string | null;
+}
+
+/** An entry with its name kept as a literal type (the registry derives AdapterName from them). */
+export const defineCourier = <const N extends string, S>(entry: CourierEntry<N, S>): CourierEntry<N, S> => entry;

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { Db } from '../db/index.js';
 import { crossCompany } from '../db/cross-company.js';
-import type { AdapterName } from '../couriers/types.js';
+import type { AdapterName } from '../couriers/index.js';
 import type { CourierConfigRow, JobRow, OrderRow } from '../db/schema/index.js';
 
 export interface CourierConfigInput {
@@ -9,6 +9,8 @@ export interface CourierConfigInput {
   baseUrl?: string | null;
   email?: string | null;
   password?: string | null;
+  /** The API token of a courier that uses one (Delhivery); stored in the same secret column as a password. */
+  token?: string | null;
   pickupLocation?: string | null;
   rotateSecret?: boolean;
 }
@@ -40,11 +42,11 @@ export async function upsertCourierConfig(
  * The callback signing secret of a company named by id or slug: the company first (companies is a reference
  * table under Citus), then its courier configuration on that company's shard.
  */
-export async function findCallbackSecret(db: Db, company: string): Promise<Pick<CourierConfigRow, 'company_id' | 'callback_secret'> | undefined> {
+export async function findCallbackSecret(db: Db, company: string): Promise<Pick<CourierConfigRow, 'company_id' | 'callback_secret' | 'adapter'> | undefined> {
   const [co] = await db.query<{ id: string }>(sql`SELECT id FROM companies WHERE id = ${company} OR slug = ${company}`);
   if (!co) return undefined;
-  const rows = await db.query<Pick<CourierConfigRow, 'company_id' | 'callback_secret'>>(
-    sql`SELECT company_id, callback_secret FROM courier_configs WHERE company_id = ${co.id}`,
+  const rows = await db.query<Pick<CourierConfigRow, 'company_id' | 'callback_secret' | 'adapter'>>(
+    sql`SELECT company_id, callback_secret, adapter FROM courier_configs WHERE company_id = ${co.id}`,
   );
   return rows[0];
 }

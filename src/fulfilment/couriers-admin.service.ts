@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../db/index.js';
 import { AppError, notFound, validationError } from '../contract/errors.js';
+import { adapterName, courierEntry, type AdapterName } from '../couriers/index.js';
+import { mergeSettings, settingsIssues, storedSettings } from '../couriers/settings.js';
 import { findCourierConfig } from './fulfilment.queries.js';
 import { findCallbackSecret, findJobCompany, findJobs, retryFailedJob, upsertCourierConfig, type CourierConfigInput } from './couriers-admin.queries.js';
 
@@ -13,14 +15,11 @@ export function createCouriersAdminService({ db }: { db: Db }) {
   return {
     /** courier configure: the adapter and its settings; a callback secret is made on first use (or on rotate) and shown then only. */
     async configureCourier(companyId: string, input: CourierConfigInput) {
-      if (input.adapter === 'shiprocket') {
-        const missing = (['baseUrl', 'email', 'password'] as const).filter((k) => !input[k]);
-        const current = await findCourierConfig(db, companyId);
-        const still = missing.filter((k) => !(current && { baseUrl: current.baseUrl, email: current.apiEmail, password: current.apiPassword }[k]));
-        if (still.length) throw validationError(still.map((k) => ({ path: k, message: 'required for the shiprocket adapter' })));
-        if (input.baseUrl && !/^https?:\/\/[^\s]+$/.test(input.baseUrl)) throw validationError([{ path: 'baseUrl', message: 'must be an http(s) URL' }]);
-      }
-      const row = await upsertCourierConfig(db, companyId, input, randomBytes(32).toString('base64url'));
+      // The courier's own configSchema decides what it needs, over what is already stored.
+      const current = await findCourierConfig(db, companyId);
+      const settings = courierEntry(input.adapter).configSchema.safeParse(mergeSettings(storedSettings(current), input));
+      if (!settings.success) throw validationError(settingsIssues(settings.error.issues));
+      const row = await upsertCourierConfig(db, companyId, { ...input, password: input.password || input.token }, randomBytes(32).toString('base64url'));
       const shown = row.created || input.rotateSecret;
       const cfg = (await findCourierConfig(db, companyId))!;
       return {
@@ -34,9 +33,9 @@ export function createCouriersAdminService({ db }: { db: Db }) {
     },
 
     /** The company's callback signing secret, by company id or slug (for the callback route). */
-    async callbackSecret(company: string): Promise<{ companyId: string; secret: string } | undefined> {
+    async callbackSecret(company: string): Promise<{ companyId: string; secret: string; adapter: AdapterName } | undefined> {
       const row = await findCallbackSecret(db, company);
-      return row ? { companyId: row.company_id, secret: row.callback_secret } : undefined;
+      return row ? { companyId: row.company_id, secret: row.callback_secret, adapter: adapterName(row.adapter) } : undefined;
     },
 
     listJobs,

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { Db } from '../db/index.js';
 import { crossCompany } from '../db/cross-company.js';
-import type { AdapterName, CourierConfig, ShipmentStatus } from '../couriers/types.js';
+import { adapterName, type AdapterName, type CourierConfig, type ShipmentStatus } from '../couriers/index.js';
 import {
   columnList,
   courierConfigs,
@@ -161,7 +161,7 @@ export async function findCourierConfig(db: Db, companyId: string): Promise<(Cou
   const r = rows[0];
   if (!r) return undefined;
   return {
-    adapter: r.adapter,
+    adapter: adapterName(r.adapter),
     baseUrl: r.base_url,
     apiEmail: r.api_email,
     apiPassword: r.api_password,

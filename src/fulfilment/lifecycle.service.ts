@@ -1,6 +1,7 @@
 import type { Config } from '../config.js';
 import type { Db } from '../db/index.js';
 import { AppError, notFound } from '../contract/errors.js';
+import type { OrderStatus } from '../contract/statuses.js';
 import { newId } from '../lib/ids.js';
 import { Decimal } from '../lib/money.js';
 import { companyAutoCourierBooking, findShipFromLocation, insertCourierBookingJob } from '../orders/orders.queries.js';
@@ -11,7 +12,7 @@ import { findBookingLines, findShipment, lockOrder, recordShipmentStatus, setOrd
 import type { OrderViews } from './order-view.js';
 
 /** Order moves staff (and couriers' tracking) may make; anything else is refused. */
-export const ORDER_MOVES: Record<string, readonly string[]> = {
+export const ORDER_MOVES: Readonly<Record<OrderStatus, readonly OrderTarget[]>> = {
   draft: ['confirmed', 'cancelled'],
   confirmed: ['packed', 'shipped', 'cancelled'],
   packed: ['shipped', 'cancelled'],
@@ -20,7 +21,7 @@ export const ORDER_MOVES: Record<string, readonly string[]> = {
   cancelled: [],
   returned: [],
 };
-export const ORDER_TARGETS = ['confirmed', 'packed', 'shipped', 'delivered', 'cancelled', 'returned'] as const;
+export const ORDER_TARGETS = ['confirmed', 'packed', 'shipped', 'delivered', 'cancelled', 'returned'] as const satisfies readonly OrderStatus[];
 export type OrderTarget = (typeof ORDER_TARGETS)[number];
 
 /**

@@ -28,16 +28,12 @@ import {
 } from './fulfilment.queries.js';
 import type { LifecycleService } from './lifecycle.service.js';
 import type { OrderViews } from './order-view.js';
-
-/** Orders a courier's delivery cannot complete: the update is held for staff instead. */
-const HOLD_DELIVERY = new Set(['cancelled', 'draft']);
+import { ADDRESS_CAN_CHANGE, DELIVERY_HELD_FOR_STAFF, LEFT_US, READY_TO_SHIP } from './status-rules.js';
 
 /** What a tracking update did: applied, a repeat (nothing changed), history only, or held for staff. */
 export type TrackOutcome = { result: 'applied' | 'repeated' | 'not_applied' | 'held'; message: string };
 
 const withNote = (what: string, note: string | null) => (note ? `${what}; ${note}` : what);
-/** Courier states meaning the parcel has left us: the order counts as shipped. */
-const LEFT_US = new Set<ShipmentStatus>(['picked_up', 'in_transit', 'out_for_delivery', 'delivered']);
 
 /** Getting an order to its customer: the address, the booking, the shipment, couriers' tracking updates and the holds they leave for staff. */
 export function createShippingService({
@@ -63,7 +59,7 @@ export function createShippingService({
       const enqueued = await db.tx(async (tx) => {
         const order = await lockOrder(tx, companyId, orderId);
         if (!order) throw notFound(`no order "${reference}" in this company`);
-        if (!['draft', 'confirmed', 'packed'].includes(order.status))
+        if (!ADDRESS_CAN_CHANGE[order.status])
           throw new AppError('validation_failed', `order ${order.order_number} is ${order.status}; its address can no longer change`);
         const shipment = await findShipment(tx, companyId, orderId);
         if (shipment && shipment.status !== 'pending')
@@ -83,8 +79,7 @@ export function createShippingService({
       const orderId = await views.orderIdOf(companyId, reference);
       await db.tx(async (tx) => {
         const order = await lockOrder(tx, companyId, orderId);
-        if (!order || !['confirmed', 'packed'].includes(order.status))
-          throw new AppError('validation_failed', `order ${reference} must be confirmed or packed to book a courier`);
+        if (!order || !READY_TO_SHIP[order.status]) throw new AppError('validation_failed', `order ${reference} must be confirmed or packed to book a courier`);
         if (!order.delivery_address)
           throw new AppError('validation_failed', `order ${order.order_number} has no delivery address`, [
             { path: 'delivery_address', message: 'required to book a courier' },
@@ -173,7 +168,7 @@ export function createShippingService({
         const move = shipmentMove(shipment.status, status);
         const note = opts.note ?? null;
 
-        if (status === 'delivered' && move !== 'stale' && HOLD_DELIVERY.has(order.status)) {
+        if (status === 'delivered' && move !== 'stale' && DELIVERY_HELD_FOR_STAFF[order.status]) {
           const cash = cod === undefined ? '' : cod === true ? ', cash collected' : `, cash collected ${money(cod)}`;
           const reason = `courier reported the parcel delivered${cash}, but order ${order.order_number} is ${order.status}: no invoice issued and no payment recorded; staff decide (refund, return or re-open)`;
           if (byStaff) throw new AppError('validation_failed', `order ${order.order_number} is ${order.status}; a delivery is not recorded for it`);
@@ -215,7 +210,7 @@ export function createShippingService({
           await recordOrderEvent(tx, companyId, 'shipment.updated', orderId, now);
           changed = true;
         }
-        if (LEFT_US.has(status) && (order.status === 'confirmed' || order.status === 'packed')) {
+        if (LEFT_US[status] && READY_TO_SHIP[order.status]) {
           await lifecycle.applyMove(tx, companyId, order, 'shipped', now);
           changed = true;
         }

@@ -16,6 +16,7 @@ import {
   lockOrder,
   readOrder,
 } from './fulfilment.queries.js';
+import { READY_TO_SHIP } from './status-rules.js';
 
 export type WorkerConfig = Pick<
   Config,
@@ -96,7 +97,7 @@ export function createCourierWorker(deps: {
     if (orderId === null) return skip('order not found');
     const order = await readOrder(db, companyId, orderId);
     if (!order) return skip('order not found');
-    if (order.status !== 'confirmed' && order.status !== 'packed') return skip(`order is ${order.status}`);
+    if (!READY_TO_SHIP[order.status]) return skip(`order is ${order.status}`);
     if (!order.delivery_address) return skip('order has no delivery address');
     if (await findShipment(db, companyId, orderId)) return skip('order already has a shipment');
 

@@ -105,7 +105,7 @@ describe('GET /orders/{reference}', () => {
   it('gives a customer-facing status_label for every order status, and labels every shipment status', async () => {
     const s = await shop(ctx, products());
     const order = await placed(s);
-    for (const status of ['confirmed', 'packed', 'shipped', 'delivered', 'cancelled', 'returned']) {
+    for (const status of ['confirmed', 'packed', 'shipped', 'delivered', 'cancelled', 'returned'] as const) {
       await ctx.db.query(sql`UPDATE orders SET status = ${status} WHERE company_id = ${s.companyId} AND id = ${order.order_id}`);
       const res = await get(ctx, s.headers, `/orders/${order.order_id}`);
       expect(res.body.data.order_status).toBe(status);
@@ -113,7 +113,7 @@ describe('GET /orders/{reference}', () => {
       expect(res.body.data.status_label).not.toBe(status);
     }
     expect(ORDER_STATUS_LABELS.packed).toBe('Packed and ready to ship');
-    for (const status of ['pending', 'booked', 'picked_up', 'in_transit', 'out_for_delivery', 'delivered', 'rto', 'cancelled', 'failed']) {
+    for (const status of ['pending', 'booked', 'picked_up', 'in_transit', 'out_for_delivery', 'delivered', 'rto', 'cancelled', 'failed'] as const) {
       expect(SHIPMENT_STATUS_LABELS[status], status).toMatch(/^[A-Z][a-z ]+$/);
     }
   });

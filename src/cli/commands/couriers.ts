@@ -1,4 +1,4 @@
-import { COURIER_ADAPTERS, type AdapterName } from '../../couriers/index.js';
+import { COURIER_ADAPTERS, isAdapterName } from '../../couriers/index.js';
 import { parse, str, UsageError } from '../args.js';
 import { companyId, type CommandGroup } from '../command.js';
 import { printTable } from '../output.js';
@@ -8,23 +8,23 @@ const companyFlag = { company: { type: 'string' } } as const;
 /** `courier configure`, `jobs list|retry`: a company's courier and the booking queue. */
 export const courierCommands: CommandGroup = {
   'courier configure': {
-    usage: `courier configure --company <id|slug> --adapter <${COURIER_ADAPTERS.join('|')}> [--base-url <url>] [--email <e>] [--password <p> | env COURIER_PASSWORD] [--pickup-location <name>] [--rotate-secret]`,
+    usage: `courier configure --company <id|slug> --adapter <${COURIER_ADAPTERS.join('|')}> [--base-url <url>] [--email <e>] [--password <p> | --token <t> | env COURIER_PASSWORD] [--pickup-location <name>] [--rotate-secret]`,
     summary: "set a company's courier; the callback signing secret is printed when made (first time or --rotate-secret)",
     async run(args, ctx) {
       const f = { type: 'string' } as const;
       const { values } = parse(
         args,
-        { ...companyFlag, adapter: f, 'base-url': f, email: f, password: f, 'pickup-location': f, 'rotate-secret': { type: 'boolean' } },
+        { ...companyFlag, adapter: f, 'base-url': f, email: f, password: f, token: f, 'pickup-location': f, 'rotate-secret': { type: 'boolean' } },
         [],
       );
       const adapter = str(values.adapter);
-      if (!adapter || !(COURIER_ADAPTERS as readonly string[]).includes(adapter))
-        throw new UsageError(`--adapter must be one of ${COURIER_ADAPTERS.join(', ')}`);
+      if (!adapter || !isAdapterName(adapter)) throw new UsageError(`--adapter must be one of ${COURIER_ADAPTERS.join(', ')}`);
       const result = await ctx.services.fulfilment.configureCourier((await companyId(ctx, values))!, {
-        adapter: adapter as AdapterName,
+        adapter,
         baseUrl: str(values['base-url']),
         email: str(values.email),
-        password: str(values.password) ?? ctx.env.COURIER_PASSWORD,
+        password: str(values.password) ?? (str(values.token) ? undefined : ctx.env.COURIER_PASSWORD),
+        token: str(values.token),
         pickupLocation: str(values['pickup-location']),
         rotateSecret: values['rotate-secret'] === true,
       });

@@ -2,7 +2,7 @@ import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { Config } from '../../config.js';
-import { mapShiprocketStatus, SHIPMENT_STATUSES, type ShipmentStatus } from '../../couriers/index.js';
+import { courierStatus, SHIPMENT_STATUSES, type ShipmentStatus } from '../../couriers/index.js';
 import { memoryFailureCounter, redisFailureCounter } from '../auth.js';
 import { AppError, validationError } from '../../contract/errors.js';
 import { issuesToDetails } from '../../contract/validation.js';
@@ -121,7 +121,9 @@ export function registerCourierCallbackRoutes(app: FastifyInstance, deps: Callba
       if (!b.awb && !b.order_reference) throw validationError([{ path: 'awb', message: 'send awb or order_reference' }]);
       const text = b.status ?? b.current_status;
       if (!text) throw validationError([{ path: 'status', message: 'required' }]);
-      const status: ShipmentStatus | null = (SHIPMENT_STATUSES as readonly string[]).includes(text) ? (text as ShipmentStatus) : mapShiprocketStatus(text);
+      const status: ShipmentStatus | null = (SHIPMENT_STATUSES as readonly string[]).includes(text)
+        ? (text as ShipmentStatus)
+        : courierStatus(found.adapter, text);
       if (!status) throw validationError([{ path: 'status', message: `unknown status "${text}"; use one of ${SHIPMENT_STATUSES.join(', ')}` }]);
       // false, "0" and "0.00" state no cash; a stated amount is what was collected at this delivery
       const amount = typeof b.cod_collected === 'string' ? new Decimal(b.cod_collected) : undefined;
