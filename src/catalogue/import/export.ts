@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import type { Db } from '../../db/index.js';
 import { findTaxProfile } from '../../companies/tax-profile.service.js';
 import type { CatalogueFile } from '../../contract/catalogue-file.js';
+import { pickFields, PRODUCT_FIELD_NAMES } from '../../contract/product-fields.js';
 import { catalogueRows } from './import.queries.js';
 
 /**
@@ -41,10 +42,7 @@ export async function exportCatalogue(
       return {
         sku: p.sku,
         name: p.name,
-        description: p.description,
-        unit: p.unit,
-        hsn_code: p.hsn_code,
-        tax_rate: p.tax_rate,
+        ...pickFields(p, PRODUCT_FIELD_NAMES),
         active: p.active,
         category: p.category,
         brand: p.brand,

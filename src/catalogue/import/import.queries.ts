@@ -2,7 +2,9 @@ import { sql } from 'drizzle-orm';
 import type { Db } from '../../db/index.js';
 import type { BrandRow, CategoryRow, ProductPhotoRow, ProductRow, StockLevelRow, StockLocationRow, VariantRow } from '../../db/schema/index.js';
 import type { CatalogueFile, ProductEntry, VariantEntry } from '../../contract/catalogue-file.js';
+import { PRODUCT_FIELD_NAMES, type ProductFieldName } from '../../contract/product-fields.js';
 import { newId } from '../../lib/ids.js';
+import { productFieldColumns } from '../catalogue.queries.js';
 
 /** The catalogue file's statements: what the check compares the file with, the import's upserts and the export's reads. */
 
@@ -77,6 +79,15 @@ export async function clearBarcodes(tx: Db, companyId: string, skus: string[]): 
   await tx.query(sql`UPDATE variants SET barcode = NULL WHERE company_id = ${companyId} AND sku = ANY(${sql.param(skus)}::text[]) AND barcode IS NOT NULL`);
 }
 
+/** The product fields' columns, their values in `p`, and their updates on conflict (contract/product-fields.ts). */
+const FIELD_COLUMNS = sql.raw(PRODUCT_FIELD_NAMES.join(', '));
+const FIELD_UPDATES = sql.raw(PRODUCT_FIELD_NAMES.map((name) => `${name} = EXCLUDED.${name}`).join(', '));
+const fieldValues = (p: ProductEntry) =>
+  sql.join(
+    PRODUCT_FIELD_NAMES.map((name) => sql`${p[name]}`),
+    sql`, `,
+  );
+
 /** Inserts or updates the product by SKU; its id. */
 export async function upsertProduct(
   tx: Db,
@@ -86,11 +97,10 @@ export async function upsertProduct(
   brandId: string | null | undefined,
 ): Promise<string> {
   const [{ id: productId }] = await tx.query<Pick<ProductRow, 'id'>>(sql`
-      INSERT INTO products (company_id, id, sku, name, sort_name, description, unit, hsn_code, tax_rate, active, category_id, brand_id)
-      VALUES (${companyId}, ${newId('prod')}, ${p.sku}, ${p.name}, ${p.name.toLowerCase()}, ${p.description}, ${p.unit}, ${p.hsn_code}, ${p.tax_rate},
+      INSERT INTO products (company_id, id, sku, name, sort_name, ${FIELD_COLUMNS}, active, category_id, brand_id)
+      VALUES (${companyId}, ${newId('prod')}, ${p.sku}, ${p.name}, ${p.name.toLowerCase()}, ${fieldValues(p)},
               ${p.active}, ${categoryId}, ${brandId})
-      ON CONFLICT (company_id, sku) DO UPDATE SET name = EXCLUDED.name, sort_name = EXCLUDED.sort_name, description = EXCLUDED.description,
-        unit = EXCLUDED.unit, hsn_code = EXCLUDED.hsn_code, tax_rate = EXCLUDED.tax_rate, active = EXCLUDED.active,
+      ON CONFLICT (company_id, sku) DO UPDATE SET name = EXCLUDED.name, sort_name = EXCLUDED.sort_name, ${FIELD_UPDATES}, active = EXCLUDED.active,
         category_id = EXCLUDED.category_id, brand_id = EXCLUDED.brand_id, updated_at = EXCLUDED.updated_at
       RETURNING id`);
   return productId;
@@ -131,6 +141,8 @@ export async function upsertStockLevel(tx: Db, companyId: string, variantId: str
           ON CONFLICT (company_id, variant_id, location_id) DO UPDATE SET on_hand = EXCLUDED.on_hand, updated_at = EXCLUDED.updated_at`);
 }
 
+const EXPORT_FIELDS = sql.raw(productFieldColumns('p.'));
+
 /** Everything the export writes of a company: locations, categories (parents first), brands, products, variants, stock, photos. */
 export function catalogueRows(db: Db, companyId: string) {
   return Promise.all([
@@ -145,12 +157,12 @@ export function catalogueRows(db: Db, companyId: string) {
       ) SELECT slug, name, parent, depth FROM t ORDER BY depth, slug`),
     db.query<Pick<BrandRow, 'slug' | 'name'>>(sql`SELECT slug, name FROM brands WHERE company_id = ${companyId} ORDER BY slug`),
     db.query<
-      Pick<ProductRow, 'id' | 'sku' | 'name' | 'description' | 'unit' | 'hsn_code' | 'tax_rate' | 'active'> & {
+      Pick<ProductRow, 'id' | 'sku' | 'name' | ProductFieldName | 'active'> & {
         category: CategoryRow['slug'] | null;
         brand: BrandRow['slug'] | null;
       }
     >(sql`
-      SELECT p.id, p.sku, p.name, p.description, p.unit, p.hsn_code, p.tax_rate::text AS tax_rate, p.active, c.slug AS category, b.slug AS brand
+      SELECT p.id, p.sku, p.name, ${EXPORT_FIELDS}, p.active, c.slug AS category, b.slug AS brand
       FROM products p
       LEFT JOIN categories c ON c.company_id = p.company_id AND c.id = p.category_id
       LEFT JOIN brands b ON b.company_id = p.company_id AND b.id = p.brand_id
