@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { sql } from 'drizzle-orm';
 import type { Db } from '../db/index.js';
-import type { BrandRow, CategoryRow, StockLocationRow } from '../db/schema/index.js';
 import { newId } from '../lib/ids.js';
+import { generatedBrand, generatedCategory, generatedLocations, insertGeneratedBatch } from './generate.queries.js';
 import { analyzeCatalogue, refreshListing, refreshSearchText } from './catalogue.queries.js';
 import { bumpCatalogueVersion } from './read-model.queries.js';
 
@@ -98,35 +97,13 @@ export async function generateCatalogue(db: Db, companyId: string, opts: Generat
   // 13-digit barcodes: 6 digits of this run, then a counter (unique per run up to 10 million variants)
   const barcodeRun = String(parseInt(run, 16) % 1_000_000).padStart(6, '0');
 
-  const [{ n: shipping }] = await db.query<{ n: number }>(sql`SELECT count(*)::int AS n FROM stock_locations WHERE company_id = ${companyId} AND ships_orders`);
-  await db.query(sql`INSERT INTO stock_locations (company_id, id, code, name, kind, ships_orders) VALUES
-      (${companyId}, ${newId('loc')}, 'GEN-WH', 'Generated warehouse', 'warehouse', ${shipping === 0}),
-      (${companyId}, ${newId('loc')}, 'GEN-STORE', 'Generated store', 'store', false)
-    ON CONFLICT (company_id, code) DO NOTHING`);
-  const locs = await db.query<Pick<StockLocationRow, 'id' | 'ships_orders'>>(
-    sql`SELECT id, ships_orders FROM stock_locations WHERE company_id = ${companyId} AND (ships_orders OR code = 'GEN-STORE')`,
-  );
-  const shipFrom = locs.find((l) => l.ships_orders)!.id;
-  const store = locs.find((l) => !l.ships_orders)?.id;
+  const { shipFrom, store } = await generatedLocations(db, companyId);
 
   const categoryIds = new Map<string, string>();
-  for (const g of GROUPS) {
-    const slug = `gen-${g.category.toLowerCase().replace(/\s+/g, '-')}`;
-    const [row] = await db.query<
-      Pick<CategoryRow, 'id'>
-    >(sql`INSERT INTO categories (company_id, id, name, slug) VALUES (${companyId}, ${newId('cat')}, ${g.category}, ${slug})
-      ON CONFLICT (company_id, slug) DO UPDATE SET name = EXCLUDED.name RETURNING id`);
-    categoryIds.set(g.category, row.id);
-  }
+  for (const g of GROUPS)
+    categoryIds.set(g.category, await generatedCategory(db, companyId, g.category, `gen-${g.category.toLowerCase().replace(/\s+/g, '-')}`));
   const brandIds: string[] = [];
-  for (const b of BRANDS) {
-    const slug = `gen-${b.toLowerCase().replace(/\s+/g, '-')}`;
-    const [row] = await db.query<
-      Pick<BrandRow, 'id'>
-    >(sql`INSERT INTO brands (company_id, id, name, slug) VALUES (${companyId}, ${newId('brand')}, ${b}, ${slug})
-      ON CONFLICT (company_id, slug) DO UPDATE SET name = EXCLUDED.name RETURNING id`);
-    brandIds.push(row.id);
-  }
+  for (const b of BRANDS) brandIds.push(await generatedBrand(db, companyId, b, `gen-${b.toLowerCase().replace(/\s+/g, '-')}`));
   await bumpCatalogueVersion(db, companyId); // the categories and brands; each batch of products bumps it again (refresh_listing)
 
   let variantCount = 0;
@@ -202,17 +179,8 @@ export async function generateCatalogue(db: Db, companyId: string, opts: Generat
         variantCount++;
       }
     }
-    const arr = (xs: unknown[]) => sql.param(xs);
     await db.tx(async (tx) => {
-      await tx.query(sql`INSERT INTO products (company_id, id, sku, name, sort_name, description, unit, hsn_code, tax_rate, category_id, brand_id)
-        SELECT ${companyId}, u.* FROM unnest(${arr(p.id)}::text[], ${arr(p.sku)}::text[], ${arr(p.name)}::text[], ${arr(p.sort)}::text[], ${arr(p.desc)}::text[],
-          ${arr(p.unit)}::text[], ${arr(p.hsn)}::text[], ${arr(p.tax)}::numeric[], ${arr(p.cat)}::text[], ${arr(p.brand)}::text[]) AS u`);
-      await tx.query(sql`INSERT INTO variants (company_id, id, product_id, sku, barcode, name, attributes, position, selling_price, mrp)
-        SELECT ${companyId}, u.id, u.product_id, u.sku, u.barcode, u.name, u.attrs::jsonb, u.pos, u.price, u.mrp
-        FROM unnest(${arr(v.id)}::text[], ${arr(v.product)}::text[], ${arr(v.sku)}::text[], ${arr(v.barcode)}::text[], ${arr(v.name)}::text[],
-          ${arr(v.attrs)}::text[], ${arr(v.pos)}::int[], ${arr(v.price)}::numeric[], ${arr(v.mrp)}::numeric[]) AS u(id, product_id, sku, barcode, name, attrs, pos, price, mrp)`);
-      await tx.query(sql`INSERT INTO stock_levels (company_id, variant_id, location_id, on_hand)
-        SELECT ${companyId}, u.* FROM unnest(${arr(s.variant)}::text[], ${arr(s.location)}::text[], ${arr(s.onHand)}::numeric[]) AS u`);
+      await insertGeneratedBatch(tx, companyId, { products: p, variants: v, stock: s });
       await refreshSearchText(tx, companyId, p.id);
       await refreshListing(tx, companyId, p.id);
     });

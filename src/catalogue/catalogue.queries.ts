@@ -1,11 +1,27 @@
-import { sql, type SQL } from 'drizzle-orm';
+import { getTableColumns, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../db/index.js';
+import { products } from '../db/schema/index.js';
+import { PRODUCT_FIELD_NAMES } from '../contract/product-fields.js';
 
 /**
  * A product is shown (browse, detail, counts) when it is listed: active with at least one active variant
  * (a product with nothing to order has no price_range). refreshListing keeps the flag (src/db/functions/refresh_listing.sql).
  */
 const visible = sql`p.listed`;
+
+const productColumns = getTableColumns(products);
+const missing = PRODUCT_FIELD_NAMES.filter((name) => !(name in productColumns));
+if (missing.length) throw new Error(`product fields without a column in products: ${missing.join(', ')}`);
+
+/**
+ * The product fields' columns (contract/product-fields.ts) as a select list, in the fields' order: `prefix` names the
+ * table (`p.`), and a numeric column is read as its exact text under its own name.
+ */
+export function productFieldColumns(prefix = ''): string {
+  return PRODUCT_FIELD_NAMES.map((name) => (productColumns[name].columnType === 'PgNumeric' ? `${prefix}${name}::text AS ${name}` : `${prefix}${name}`)).join(
+    ', ',
+  );
+}
 
 /** LIKE pattern for one search word, with the LIKE metacharacters taken literally. */
 export function likeWord(word: string): string {

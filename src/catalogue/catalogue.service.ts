@@ -3,6 +3,7 @@ import { notFound } from '../contract/errors.js';
 import { Decimal, qty } from '../lib/money.js';
 import type { MediaService, PhotoLinker } from '../media/media.service.js';
 import type { BrowseQuery, CategoriesResult, Product, ProductDetail, Variant } from '../contract/catalogue.js';
+import { BESIDE_NAME, DETAILS, pickFields } from '../contract/product-fields.js';
 import type { Page } from '../contract/paging.js';
 import type { Db } from '../db/index.js';
 import { filterSql, likeWord, searchWords, type PageFilter } from './catalogue.queries.js';
@@ -55,12 +56,10 @@ function shapeProduct(p: ModelProduct, stock: PageStock, link: PhotoLinker): Pro
     product_id: p.id,
     sku: p.sku,
     name: p.name,
-    description: p.description,
+    ...pickFields(p, BESIDE_NAME),
     category: p.category,
     brand: p.brand,
-    unit: p.unit,
-    hsn_code: p.hsn_code,
-    tax_rate: p.tax_rate,
+    ...pickFields(p, DETAILS),
     currency: 'INR',
     price_range: { min: p.price_min, max: p.price_max },
     options,

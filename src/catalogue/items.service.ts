@@ -1,61 +1,26 @@
-import { sql, type SQL } from 'drizzle-orm';
 import { Decimal } from '../lib/money.js';
 import type { Db } from '../db/index.js';
-import type { VariantRow } from '../db/schema/index.js';
 import type { Tenant } from '../keys/keys.service.js';
 import { notFound } from '../contract/errors.js';
-import { likeWord, searchWords } from './catalogue.queries.js';
+import { searchWords } from './catalogue.queries.js';
+import { itemByRef, itemsPage, type ItemRow } from './items.queries.js';
 import type { Item, ItemsQuery } from '../contract/items.js';
 import type { Page } from '../contract/paging.js';
-
-/** name: the product's name with the variant's; price: its selling price; available: decimal text, 3 places. */
-type ItemRow = Pick<VariantRow, 'sku' | 'name'> & { price: VariantRow['selling_price']; available: string };
-
-/**
- * One orderable row per active variant; available as in the catalogue (ship-from on hand - reserved, >= 0). Every
- * table names the company itself: Citus routes a correlated sub-query only when it is filtered by the company.
- */
-function itemsSql(companyId: string, where: SQL): SQL {
-  return sql`SELECT v.sku,
-                    CASE WHEN v.name = '' OR v.name = p.name THEN p.name ELSE p.name || ' - ' || v.name END AS name,
-                    v.selling_price::text AS price,
-                    coalesce((SELECT stock_available(sl.on_hand, sl.reserved) FROM stock_levels sl
-                              JOIN stock_locations loc ON loc.company_id = ${companyId} AND loc.id = sl.location_id AND loc.ships_orders AND loc.active
-                              WHERE sl.company_id = ${companyId} AND sl.variant_id = v.id), 0)::numeric(14, 3)::text AS available
-             FROM variants v JOIN products p ON p.company_id = v.company_id AND p.id = v.product_id
-             WHERE v.company_id = ${companyId} AND v.active AND p.active AND ${where}`;
-}
 
 const toItem = (r: ItemRow): Item => ({ ...r, in_stock: new Decimal(r.available).gt(0) });
 
 export function createItemService({ db }: { db: Db }) {
   return {
     async search(tenant: Tenant, query: ItemsQuery): Promise<Page<Item>> {
-      const words = searchWords(query.search);
-      // The product's indexed search_text narrows the rows; each word must then match this variant or its product.
-      const variantText = sql`lower(p.name || ' ' || p.sku || ' ' || coalesce(p.description, '') || ' ' || v.sku || ' ' || coalesce(v.barcode, '') || ' ' || v.name || ' ' ||
-                                    coalesce((SELECT string_agg(value, ' ') FROM jsonb_each_text(v.attributes)), ''))`;
-      const where = words.length
-        ? sql.join(
-            words.map((w) => sql`p.search_text LIKE ${likeWord(w)} AND ${variantText} LIKE ${likeWord(w)}`),
-            sql` AND `,
-          )
-        : sql`true`;
-      const [rows, [{ n }]] = await Promise.all([
-        db.query<ItemRow>(sql`${itemsSql(tenant.companyId, where)} ORDER BY p.sort_name, p.id, v.position, v.id LIMIT ${query.limit} OFFSET ${query.offset}`),
-        db.query<{ n: number }>(sql`SELECT count(*)::int AS n FROM variants v JOIN products p ON p.company_id = v.company_id AND p.id = v.product_id
-                                    WHERE v.company_id = ${tenant.companyId} AND v.active AND p.active AND ${where}`),
-      ]);
-      return { rows: rows.map(toItem), total: n };
+      const { rows, total } = await itemsPage(db, tenant.companyId, searchWords(query.search), query.limit, query.offset);
+      return { rows: rows.map(toItem), total };
     },
 
     /** By variant SKU, variant id or barcode. */
     async get(tenant: Tenant, id: string): Promise<Item> {
-      const rows = await db.query<ItemRow>(
-        sql`${itemsSql(tenant.companyId, sql`(v.sku = ${id} OR v.id = ${id} OR v.barcode = ${id})`)} ORDER BY (v.sku = ${id}) DESC LIMIT 1`,
-      );
-      if (!rows[0]) throw notFound(`no orderable item "${id}"`, [{ path: 'id', message: 'no active variant with this SKU, id or barcode' }]);
-      return toItem(rows[0]);
+      const row = await itemByRef(db, tenant.companyId, id);
+      if (!row) throw notFound(`no orderable item "${id}"`, [{ path: 'id', message: 'no active variant with this SKU, id or barcode' }]);
+      return toItem(row);
     },
   };
 }

@@ -1,4 +1,6 @@
 import { sql, type SQL } from 'drizzle-orm';
+import type { ProductFieldName } from '../contract/product-fields.js';
+import { productFieldColumns } from './catalogue.queries.js';
 import type { Db } from '../db/index.js';
 import type { BrandRow, CategoryRow, ProductPhotoRow, ProductRow, VariantRow } from '../db/schema/index.js';
 import { keyOkSql, type KeyOwner } from '../keys/key-check.js';
@@ -11,10 +13,7 @@ export async function bumpCatalogueVersion(db: Db, companyId: string): Promise<v
   await db.query(sql`SELECT bump_catalogue_version(${companyId})`);
 }
 
-export type ModelProductRow = Pick<
-  ProductRow,
-  'id' | 'sku' | 'name' | 'description' | 'unit' | 'hsn_code' | 'tax_rate' | 'category_id' | 'brand_id' | 'listed'
->;
+export type ModelProductRow = Pick<ProductRow, 'id' | 'sku' | 'name' | ProductFieldName | 'category_id' | 'brand_id' | 'listed'>;
 export type ModelVariantRow = Pick<VariantRow, 'id' | 'product_id' | 'sku' | 'barcode' | 'name' | 'attributes' | 'selling_price' | 'mrp' | 'active'>;
 export type ModelPhotoRow = Pick<ProductPhotoRow, 'product_id' | 'path' | 'alt' | 'variant_id'>;
 export type ModelCategoryRow = Pick<CategoryRow, 'id' | 'name' | 'slug' | 'parent_id'> & { product_count: number };
@@ -38,7 +37,7 @@ export interface CatalogueSink {
   photoRows(rows: ModelPhotoRow[]): void;
 }
 
-const PRODUCT_COLUMNS = sql`id, sku, name, description, unit, hsn_code, tax_rate::text AS tax_rate, category_id, brand_id, listed, sort_name`;
+const PRODUCT_COLUMNS = sql.raw(`id, sku, name, ${productFieldColumns()}, category_id, brand_id, listed, sort_name`);
 const VARIANT_COLUMNS = sql`id, product_id, sku, barcode, name, attributes, selling_price::text AS selling_price, mrp::text AS mrp, active, position`;
 
 /**

@@ -1,3 +1,4 @@
+import { PRODUCT_FIELD_NAMES, REPEATED_FIELDS, type ProductFieldValues } from '../contract/product-fields.js';
 import type { CatalogueFrame, CatalogueSink, ModelBrandRow, ModelCategoryRow, ModelPhotoRow, ModelProductRow, ModelVariantRow } from './read-model.queries.js';
 
 /** An active variant as the model holds it: everything but stock. */
@@ -12,15 +13,11 @@ export interface ModelVariant {
   product: ModelProduct;
 }
 
-/** A listed product as the model holds it: everything but stock. */
-export interface ModelProduct {
+/** A listed product as the model holds it: everything but stock (its own fields: contract/product-fields.ts). */
+export interface ModelProduct extends ProductFieldValues {
   id: string;
   sku: string;
   name: string;
-  description: string | null;
-  unit: string;
-  hsn_code: string | null;
-  tax_rate: string;
   category: { id: string; name: string; slug: string; parent: string | null } | null;
   brand: { id: string; name: string } | null;
   categoryId: string | null;
@@ -93,6 +90,17 @@ export class ModelBuilder implements CatalogueSink {
     return t;
   }
 
+  /** The product's own fields from its row, repeated texts kept once, their bytes counted. */
+  private fieldsOf(p: ModelProductRow): ProductFieldValues {
+    const values = {} as Record<string, string | null>;
+    for (const name of PRODUCT_FIELD_NAMES) {
+      const value = p[name];
+      values[name] = REPEATED_FIELDS.has(name) ? this.once(value) : value;
+      this.bytes += str(value);
+    }
+    return values as ProductFieldValues;
+  }
+
   frame({ version, categories, brands }: CatalogueFrame): void {
     this.version = version;
     this.categories = categories;
@@ -123,10 +131,7 @@ export class ModelBuilder implements CatalogueSink {
         id: p.id,
         sku: p.sku,
         name: p.name,
-        description: p.description,
-        unit: this.once(p.unit),
-        hsn_code: this.once(p.hsn_code),
-        tax_rate: this.once(p.tax_rate),
+        ...this.fieldsOf(p),
         category: (p.category_id && this.categoryOf.get(p.category_id)) || null,
         brand: (p.brand_id && this.brandOf.get(p.brand_id)) || null,
         categoryId: p.category_id,
@@ -139,7 +144,7 @@ export class ModelBuilder implements CatalogueSink {
       };
       this.products.push(product);
       this.byId.set(p.id, product);
-      this.bytes += OBJECT * 2 + str(p.id) + str(p.sku) + str(p.name) + str(p.description) + str(p.unit) + str(p.hsn_code) + str(p.tax_rate);
+      this.bytes += OBJECT * 2 + str(p.id) + str(p.sku) + str(p.name);
     }
   }
 

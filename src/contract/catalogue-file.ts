@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { Decimal } from '../lib/money.js';
+import { decimal, optionalText, text } from './file-values.js';
+import { productFileShape } from './product-fields.js';
 
 /** The catalogue file format (docs/catalogue-import.md), read by import and written by export. */
 
@@ -13,39 +14,8 @@ export const MAX_PRICE = '9999999999.99';
 export const MAX_ON_HAND = '999999999.999';
 export const MAX_STOCK_LOCATIONS = 1000;
 
-/** `places` decimals and as many integer digits as `max` has: a pattern a JSON Schema can publish. */
-const decimalPattern = (max: string, places: number) => new RegExp(`^\\d{1,${max.split('.')[0].length}}(\\.\\d{1,${places}})?$`);
-
-/**
- * A non-negative decimal as a string, or a plain JSON number taken by its text (so 0.1 stays 0.1), from 0 to `max`
- * with at most `places` decimals. One rule and one message for both forms, reported once; the bound is published
- * (the string's pattern, the number's maximum).
- */
-const decimal = (max: string, places: number, message: string) => {
-  const pattern = decimalPattern(max, places);
-  return z
-    .union([z.string().meta({ pattern: pattern.source }), z.number().min(0, message).max(Number(max), message)], { error: message })
-    .transform((v) => String(v).trim())
-    .pipe(
-      z
-        .string()
-        .regex(pattern, { error: message, abort: true })
-        .refine((v) => new Decimal(v).lte(max), message),
-    );
-};
-
 export const money = decimal(MAX_PRICE, 2, `must be a decimal with up to 2 places, at most ${MAX_PRICE}`);
 export const quantityText = decimal(MAX_ON_HAND, 3, `must be a non-negative decimal with up to 3 places, at most ${MAX_ON_HAND}`);
-const taxRate = decimal('100', 2, 'must be a GST percentage from 0 to 100 with up to 2 places, such as "18" or "5.00"');
-
-const text = (max: number) => z.string({ error: 'must be a string' }).trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`);
-const optionalText = (max: number) =>
-  z
-    .string({ error: 'must be a string or null' })
-    .trim()
-    .max(max, `must be at most ${max} characters`)
-    .nullish()
-    .transform((v) => (v ? v : null));
 const slug = z
   .string({ error: 'must be a string' })
   .regex(/^[a-z0-9][a-z0-9-]{0,79}$/, 'must be 1-80 lower-case letters, digits or "-", starting with a letter or digit');
@@ -69,15 +39,7 @@ export const variantEntry = z.object({
 export const productEntry = z.object({
   sku,
   name: text(300),
-  description: optionalText(5000),
-  unit: text(20).default('PCS'),
-  hsn_code: z
-    .union([z.string(), z.number()], { error: 'must be a string of 4-8 digits' })
-    .transform(String)
-    .pipe(z.string().regex(/^\d{4,8}$/, 'must be 4-8 digits'))
-    .nullish()
-    .transform((v) => v ?? null),
-  tax_rate: taxRate,
+  ...productFileShape,
   active: z.boolean({ error: 'must be true or false' }).default(true),
   category: slug.nullish().transform((v) => v ?? null),
   brand: slug.nullish().transform((v) => v ?? null),

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { pageSchema } from './paging.js';
+import { productOutputShape } from './product-fields.js';
 import { queryInt } from './validation.js';
 
 /** Only real booleans and the strings "true"/"false": z.coerce.boolean would read "false" as true. */
@@ -62,12 +63,10 @@ export const productSchema = z.object({
   product_id: z.string(),
   sku: z.string(),
   name: z.string(),
-  description: z.string().nullable(),
+  ...productOutputShape.besideName,
   category: z.object({ id: z.string(), name: z.string(), slug: z.string(), parent: z.string().nullable() }).nullable(),
   brand: z.object({ id: z.string(), name: z.string() }).nullable(),
-  unit: z.string(),
-  hsn_code: z.string().nullable(),
-  tax_rate: decimal,
+  ...productOutputShape.details,
   currency: z.literal('INR'),
   price_range: z.object({ min: decimal, max: decimal }),
   options: z.record(z.string(), z.array(z.string())),

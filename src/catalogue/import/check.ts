@@ -1,12 +1,11 @@
-import { sql } from 'drizzle-orm';
 import { Decimal } from 'decimal.js';
 import type { Db } from '../../db/index.js';
-import type { BrandRow, CategoryRow, ProductRow, StockLocationRow, VariantRow } from '../../db/schema/index.js';
 import { AppError, validationError, type FieldIssue } from '../../contract/errors.js';
 import { checkTaxProfile } from '../../companies/tax-profile.service.js';
 import { issuesToDetails } from '../../contract/validation.js';
 import { catalogueSections, MAX_STOCK_LOCATIONS, productEntry, type CatalogueFile, type ProductEntry } from '../../contract/catalogue-file.js';
 import { isWholeUnit, wholeNumberMessage } from '../../lib/units.js';
+import { catalogueKeys } from './import.queries.js';
 import { isPhotoUrl, type Fetched } from './photo-fetch.js';
 import { locatePhoto, type PhotoCopy } from './photos.js';
 
@@ -61,14 +60,7 @@ export async function checkCatalogue(
     products: products.filter((p): p is ProductEntry => p !== undefined),
   };
 
-  const [dbCats, dbBrands, dbLocs, dbVariants] = await Promise.all([
-    db.query<Pick<CategoryRow, 'slug'> & { parent: CategoryRow['slug'] | null }>(sql`SELECT c.slug, pc.slug AS parent FROM categories c
-      LEFT JOIN categories pc ON pc.company_id = c.company_id AND pc.id = c.parent_id WHERE c.company_id = ${companyId}`),
-    db.query<Pick<BrandRow, 'slug'>>(sql`SELECT slug FROM brands WHERE company_id = ${companyId}`),
-    db.query<Pick<StockLocationRow, 'code'>>(sql`SELECT code FROM stock_locations WHERE company_id = ${companyId}`),
-    db.query<Pick<VariantRow, 'sku' | 'barcode'> & { product_sku: ProductRow['sku'] }>(sql`SELECT v.sku, v.barcode, p.sku AS product_sku
-      FROM variants v JOIN products p ON p.company_id = v.company_id AND p.id = v.product_id WHERE v.company_id = ${companyId}`),
-  ]);
+  const [dbCats, dbBrands, dbLocs, dbVariants] = await catalogueKeys(db, companyId);
 
   const firstSeen = <T>(items: T[], key: (t: T) => string, where: string, what: string) => {
     const seen = new Map<string, number>();

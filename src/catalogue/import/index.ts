@@ -1,13 +1,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { sql } from 'drizzle-orm';
 import { AppError, type FieldIssue } from '../../contract/errors.js';
 import type { Db } from '../../db/index.js';
-import type { StockLocationRow } from '../../db/schema/index.js';
 import { analyzeCatalogue } from '../catalogue.queries.js';
 import { checkCatalogue } from './check.js';
 import { exportCatalogue } from './export.js';
+import { firstShipFromCode } from './import.queries.js';
 import { DEFAULT_PHOTO_FETCH, fetchPhotos, isPhotoUrl, type Fetched, type PhotoFetchPolicy } from './photo-fetch.js';
 import { copyPhotos } from './photos.js';
 import { placeOf, readStorefrontExport, TaxMapping, type StorefrontFormat } from './storefront/index.js';
@@ -100,16 +99,14 @@ export function createCatalogueImportService({ db, mediaDir, photoFetch = DEFAUL
       text: string,
       opts: StorefrontImportOptions,
     ): Promise<{ format: StorefrontFormat; summary: ImportSummary; notes: string[] }> {
-      const [shipFrom] = await db.query<Pick<StockLocationRow, 'code'>>(
-        sql`SELECT code FROM stock_locations WHERE company_id = ${companyId} AND ships_orders ORDER BY code LIMIT 1`,
-      );
-      const location = opts.location ?? shipFrom?.code ?? 'MAIN';
+      const shipFromCode = await firstShipFromCode(db, companyId);
+      const location = opts.location ?? shipFromCode ?? 'MAIN';
       const tax = new TaxMapping({ tax_rate: opts.taxRate ?? null, hsn_code: opts.hsn ?? null }, opts.taxMap);
       const converted = readStorefrontExport(text, {
         format: opts.format,
         tax,
         location,
-        newLocation: opts.location || shipFrom ? undefined : { code: 'MAIN', name: 'Main warehouse' },
+        newLocation: opts.location || shipFromCode !== undefined ? undefined : { code: 'MAIN', name: 'Main warehouse' },
       });
       const notes = [...converted.notes];
       try {
