@@ -4,9 +4,6 @@ import { gstinProblem, gstState } from '../lib/gstin.js';
 import { statesForPincode } from '../lib/pincode.js';
 import { findTaxProfile, writeTaxProfile, type TaxProfile } from './companies.queries.js';
 
-// The catalogue import reads and writes the profile through this module.
-export { findTaxProfile, writeTaxProfile };
-
 /** A change to a profile: a field left out keeps its value; `gstin: null` makes the company an unregistered supplier (null on a required field is refused). */
 export type TaxProfilePatch = { [K in keyof TaxProfile]?: TaxProfile[K] | null };
 

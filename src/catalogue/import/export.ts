@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import type { Db } from '../../db/index.js';
-import { findTaxProfile } from '../../companies/tax-profile.service.js';
+import { findTaxProfile } from '../../companies/companies.queries.js';
 import type { CatalogueFile } from '../../contract/catalogue-file.js';
 import { pickFields, PRODUCT_FIELD_NAMES } from '../../contract/product-fields.js';
 import { catalogueRows } from './import.queries.js';

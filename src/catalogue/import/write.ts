@@ -1,4 +1,5 @@
-import { checkTaxProfile, writeTaxProfile } from '../../companies/tax-profile.service.js';
+import { writeTaxProfile } from '../../companies/companies.queries.js';
+import { checkTaxProfile } from '../../companies/tax-profile.service.js';
 import type { Db } from '../../db/index.js';
 import type { CatalogueFile } from '../../contract/catalogue-file.js';
 import { refreshInStockOfCompany, refreshListing, refreshSearchText } from '../catalogue.queries.js';
