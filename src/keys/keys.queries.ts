@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../db/index.js';
 import { apiKeys, columnList, type ApiKeyRow, type CompanyRow } from '../db/schema/index.js';
 
@@ -67,4 +67,23 @@ export async function findKeyByHash(db: Db, hash: Buffer): Promise<KeyByHash | u
     'auth_key_by_hash',
   );
   return rows[0];
+}
+
+/** What `keyChecked` adds to a statement's row: the key's check, and whether the statement had a row at all. */
+export interface KeyCheckColumns {
+  /** the key still usable (not revoked, its company active and on the commerce plan); NULL when key or company is gone */
+  key_ok: boolean | null;
+  /** true when the statement returned a row (the row's other columns are NULL when it did not) */
+  key_checked_row: boolean | null;
+}
+
+/**
+ * `statement` (one row at most) with the key's check beside it, in one statement: always one row. The same rules as
+ * `findKeyByHash` and the service's `authenticate`, read where the statement runs.
+ */
+export function keyChecked(statement: SQL, companyId: string, keyId: string): SQL {
+  return sql`SELECT (SELECT k.revoked_at IS NULL AND kc.status = 'active' AND kc.plan = 'commerce'
+                     FROM api_keys k JOIN companies kc ON kc.id = k.company_id
+                     WHERE k.company_id = ${companyId} AND k.id = ${keyId}) AS key_ok, checked.*
+    FROM (SELECT 1) AS one LEFT JOIN (SELECT true AS key_checked_row, stmt.* FROM (${statement}) AS stmt) AS checked ON true`;
 }

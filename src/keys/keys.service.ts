@@ -2,7 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Db } from '../db/index.js';
 import { AppError, notFound } from '../contract/errors.js';
 import { newId, randomAlnum } from '../lib/ids.js';
-import type { KeyCheck } from './key-check.js';
+import { deferKeyCheck } from './key-check.js';
 import { countActiveKeys, findKeyByHash, insertKey, listKeys, lockCompanyForKeys, revokeKey, touchKey, type KeyRecord } from './keys.queries.js';
 
 /** `cok_<12 letters/digits>_<32 letters/digits>`: a fixed prefix, a public id and a secret. */
@@ -26,8 +26,6 @@ export interface Tenant {
   /** Visible part of the key (`cok_XXXXXXXXXXXX`), safe for logs. */
   keyPrefix: string;
   permissions: readonly string[];
-  /** Present when the key came from this instance's memory: the request's first statement checks it (key-check.ts). */
-  check?: KeyCheck;
 }
 
 /** Keys this instance has authenticated, by hash: at most this many, least recently used dropped first. */
@@ -62,7 +60,7 @@ export function createKeyService({ db, knownKeysMax = KNOWN_KEYS_MAX }: { db: Db
       .catch(() => {})
       .finally(() => touching.delete(keyId));
   }
-  return {
+  const service = {
     /** Creates a key and returns it in clear: the only time it exists outside the caller's hands. */
     async create(companyId: string, name?: string, extra: readonly Permission[] = []): Promise<{ key: string; record: KeyRecord }> {
       const permissions = [...new Set([...DEFAULT_PERMISSIONS, ...extra])];
@@ -100,8 +98,8 @@ export function createKeyService({ db, knownKeysMax = KNOWN_KEYS_MAX }: { db: Db
     /**
      * Looks a key up by its hash (never by the visible part, so timing reveals nothing about which
      * prefixes exist) and checks the company. A revocation counts from the next request: without `deferred` every
-     * call reads the database; with it, a key this instance has authenticated before is answered from memory with a
-     * pending `check`, and the caller must settle it against the database in its first statement (key-check.ts).
+     * call reads the database; with it, a key this instance has authenticated before is answered from memory, a new
+     * tenant object whose check is owed: key-check.ts settles it against the database within the request.
      */
     async authenticate(key: string, { deferred = false }: { deferred?: boolean } = {}): Promise<AuthOutcome> {
       if (!isWellFormedKey(key)) return { ok: false, reason: 'unauthorized' };
@@ -116,7 +114,9 @@ export function createKeyService({ db, knownKeysMax = KNOWN_KEYS_MAX }: { db: Db
             entry.touchedAt = Date.now();
             touch(entry.tenant.companyId, entry.tenant.keyId);
           }
-          return { ok: true, tenant: { ...entry.tenant, check: { pending: true } } };
+          const tenant = { ...entry.tenant };
+          deferKeyCheck(tenant, () => service.authenticate(key));
+          return { ok: true, tenant };
         }
       }
       const row = await findKeyByHash(db, hash);
@@ -140,6 +140,7 @@ export function createKeyService({ db, knownKeysMax = KNOWN_KEYS_MAX }: { db: Db
       return known.size;
     },
   };
+  return service;
 }
 
 export type KeyService = ReturnType<typeof createKeyService>;
