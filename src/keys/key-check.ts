@@ -1,11 +1,3 @@
-import type { SQL } from 'drizzle-orm';
-import { AppError } from '../contract/errors.js';
-import type { Db } from '../db/index.js';
-import { keyChecked, type KeyCheckColumns } from './keys.queries.js';
-
-/** The one 401 message: missing, malformed, unknown and revoked keys are answered alike. */
-export const UNAUTHORIZED = 'missing or invalid API key: send it as X-API-KEY or Authorization: Bearer <key>';
-
 /**
  * The one owner of "the key checked in the request's first statement". A key this instance has authenticated before
  * is served from memory (keys.service.ts) with its check owed: the request's first statement through a `TenantReader`
@@ -14,6 +6,13 @@ export const UNAUTHORIZED = 'missing or invalid API key: send it as X-API-KEY or
  * and a request that ends with its check still owed is authenticated in full before its answer leaves
  * (`authenticateUnsettled`, src/http/auth.ts). Domain code sees only the reader.
  */
+import type { SQL } from 'drizzle-orm';
+import { AppError } from '../contract/errors.js';
+import type { Db } from '../db/index.js';
+import { keyChecked, type KeyCheckColumns } from './keys.queries.js';
+
+/** The one 401 message: missing, malformed, unknown and revoked keys are answered alike. */
+export const UNAUTHORIZED = 'missing or invalid API key: send it as X-API-KEY or Authorization: Bearer <key>';
 
 /** What a full authentication says (keys.service.ts `authenticate`). */
 export type FullAuthentication = { ok: true } | { ok: false; reason: 'unauthorized' } | { ok: false; reason: 'forbidden'; message: string };
