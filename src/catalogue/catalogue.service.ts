@@ -7,7 +7,7 @@ import { BESIDE_NAME, DETAILS, pickFields } from '../contract/product-fields.js'
 import type { Page } from '../contract/paging.js';
 import type { Db } from '../db/index.js';
 import { filterSql, likeWord, searchWords, type PageFilter } from './catalogue.queries.js';
-import { settleKey } from '../keys/key-check.js';
+import { tenantReader } from '../keys/key-check.js';
 import { indexedPage, stockOf, type PageStock } from './read-model.queries.js';
 import { brandSet, categoryTree, positionsOf, productById, productsMatching, resolveRef, type CatalogueModel, type ModelProduct } from './read-model.js';
 import type { CatalogueCache } from './catalogue-cache.js';
@@ -81,8 +81,11 @@ const ATTEMPTS = 3;
  * a catalogue change shows from the next request on every instance; stock is never cached.
  */
 export function createCatalogueService({ db, media, cache }: { db: Db; media: Pick<MediaService, 'linker'>; cache: CatalogueCache }) {
-  /** Runs `read` against the current model until the version its statement saw is the model's own. */
-  async function settled<T extends { version: string; key_ok: boolean | null }>(
+  /**
+   * Runs `read` against the current model until the version its statement saw is the model's own. The first statement
+   * goes through the request's reader, which settles the key before anything of the company is used (a rebuild included).
+   */
+  async function settled<T extends { version: string }>(
     tenant: Tenant,
     read: (model: CatalogueModel) => Promise<T>,
     reuse?: (model: CatalogueModel, seen: T) => boolean,
@@ -90,7 +93,6 @@ export function createCatalogueService({ db, media, cache }: { db: Db; media: Pi
     const { companyId } = tenant;
     let model = await cache.get(companyId);
     let seen = await read(model);
-    settleKey(tenant, seen.key_ok); // before anything of the company is used (a rebuild included)
     for (let attempt = 1; seen.version !== model.version && attempt < ATTEMPTS; attempt++) {
       model = await cache.refresh(companyId, model);
       // the statement's own answer stands when the rebuilt model is at the version it saw (database-chosen pages)
@@ -104,6 +106,7 @@ export function createCatalogueService({ db, media, cache }: { db: Db; media: Pi
     /** GET /catalog/products: the page from the model, or from the database's indexes for in_stock and unseen search words. */
     async browse(tenant: Tenant, query: BrowseQuery, origin: string): Promise<Page<Product>> {
       const { companyId } = tenant;
+      const reader = tenantReader(db, tenant);
       const { limit, offset } = query;
       const words = searchWords(query.search);
       const inStock = query.in_stock === true;
@@ -138,19 +141,18 @@ export function createCatalogueService({ db, media, cache }: { db: Db; media: Pi
         if (picked)
           return {
             ...(await stockOf(
-              db,
-              tenant,
+              reader,
               picked.rows.flatMap((p) => p.variants.map((v) => v.id)),
             )),
             picked,
           };
         const { categories, brands } = filterOf(model);
-        if ((categories && categories.size === 0) || (brands && brands.size === 0)) return { ...(await stockOf(db, tenant, [])), ids: [], total: 0 };
+        if ((categories && categories.size === 0) || (brands && brands.size === 0)) return { ...(await stockOf(reader, [])), ids: [], total: 0 };
         const f: PageFilter = { words, inStock, categoryIds: categories && [...categories], brandIds: brands && [...brands] };
         const { where, shape } = filterSql(companyId, f);
         const inStockOnly = inStock && words.length === 0 && !f.categoryIds && !f.brandIds;
         const unseen = words.filter((w) => !model.words.get(w));
-        const seen = await indexedPage(db, tenant, where, shape, limit, offset, { inStockOnly, remember: unseen.map(likeWord) });
+        const seen = await indexedPage(reader, where, shape, limit, offset, { inStockOnly, remember: unseen.map(likeWord) });
         // the words' matches describe this model only if the statement saw its version
         if (seen.matches && seen.version === model.version) unseen.forEach((w, i) => model.words.set(w, positionsOf(model, seen.matches![i])));
         return seen;
@@ -170,9 +172,10 @@ export function createCatalogueService({ db, media, cache }: { db: Db; media: Pi
     async getProduct(tenant: Tenant, id: string, origin: string): Promise<ProductDetail> {
       const linking = media.linker(origin);
       linking.catch(() => {}); // awaited below; a 404 before then must not leave it unhandled
+      const reader = tenantReader(db, tenant);
       const { model, seen } = await settled(tenant, (m) => {
         const hit = resolveRef(m, id);
-        return stockOf(db, tenant, hit ? hit.product.variants.map((v) => v.id) : []);
+        return stockOf(reader, hit ? hit.product.variants.map((v) => v.id) : []);
       });
       const hit = resolveRef(model, id);
       if (!hit || hit.product.variants.length === 0) throw notFound(`no product "${id}" in this catalogue`);
@@ -186,7 +189,7 @@ export function createCatalogueService({ db, media, cache }: { db: Db; media: Pi
 
     /** GET /catalog/categories: from the model, after the version check every read makes. */
     async listCategories(tenant: Tenant): Promise<CategoriesResult> {
-      const { model } = await settled(tenant, () => stockOf(db, tenant, []));
+      const { model } = await settled(tenant, () => stockOf(tenantReader(db, tenant), []));
       return { categories: model.categories, brands: model.brands };
     },
   };

@@ -3,7 +3,7 @@ import type { ProductFieldName } from '../contract/product-fields.js';
 import { productFieldColumns } from './catalogue.queries.js';
 import type { Db } from '../db/index.js';
 import type { BrandRow, CategoryRow, ProductPhotoRow, ProductRow, VariantRow } from '../db/schema/index.js';
-import { keyOkSql, type KeyOwner } from '../keys/key-check.js';
+import type { TenantReader } from '../keys/key-check.js';
 
 /** The company's catalogue version (migration 0017) as text; '0' before its first catalogue write. */
 const versionSql = (companyId: string) => sql`coalesce((SELECT version FROM catalogue_counts WHERE company_id = ${companyId}), 0)::text`;
@@ -135,8 +135,6 @@ export interface PageStock {
   version: string;
   /** variant id -> [available at the ship-from location, available at every active location]; absent: no stock row */
   variants: Record<string, [string, string]> | null;
-  /** the requesting key still usable (key-check.ts) */
-  key_ok: boolean | null;
 }
 
 /**
@@ -153,7 +151,7 @@ export interface PageStock {
  * array (`stockOf`), whose row estimate is the same with or without its value (an array's `unnest` is sized from a
  * known value only, so one product's detail was re-planned on every request: 0.29 ms of planning for 0.05 ms of work).
  */
-function stockSql({ companyId, keyId }: KeyOwner, wanted: SQL, extra: SQL = sql``): SQL {
+function stockSql(companyId: string, wanted: SQL, extra: SQL = sql``): SQL {
   return sql`WITH ${wanted},
     st AS MATERIALIZED (
       SELECT sl.variant_id,
@@ -166,15 +164,14 @@ function stockSql({ companyId, keyId }: KeyOwner, wanted: SQL, extra: SQL = sql`
       ) sl
       JOIN stock_locations loc ON loc.company_id = ${companyId} AND loc.id = sl.location_id AND loc.active
       GROUP BY sl.variant_id)
-    SELECT ${versionSql(companyId)} AS version, ${keyOkSql(companyId, keyId)}, ${extra}
+    SELECT ${versionSql(companyId)} AS version, ${extra}
       (SELECT json_object_agg(variant_id, json_build_array(available::text, available_total::text)) FROM st) AS variants`;
 }
 
 /** The version and the live stock of the named variants (a page's, as the model holds them, or none: the version alone). */
-export async function stockOf(db: Db, owner: KeyOwner, variantIds: string[]): Promise<PageStock> {
+export async function stockOf(reader: TenantReader, variantIds: string[]): Promise<PageStock> {
   const wanted = sql`wanted AS (SELECT DISTINCT jsonb_array_elements_text(${JSON.stringify(variantIds)}::jsonb) AS id)`;
-  const rows = await db.query<PageStock>(stockSql(owner, wanted), 'catalogue_stock_of');
-  return rows[0];
+  return (await reader.one<PageStock>(stockSql(reader.companyId, wanted), 'catalogue_stock_of'))!;
 }
 
 /**
@@ -186,15 +183,14 @@ export async function stockOf(db: Db, owner: KeyOwner, variantIds: string[]): Pr
  * the model answers those words itself next time.
  */
 export async function indexedPage(
-  db: Db,
-  owner: KeyOwner,
+  reader: TenantReader,
   where: SQL,
   shape: string,
   limit: number,
   offset: number,
   { inStockOnly = false, remember = [] }: { inStockOnly?: boolean; remember?: string[] } = {},
 ): Promise<PageStock & { ids: string[]; total: number; matches: string[][] | null }> {
-  const { companyId } = owner;
+  const { companyId } = reader;
   const page = sql`SELECT p.id, p.sort_name FROM products p WHERE ${where} ORDER BY p.sort_name, p.id LIMIT ${limit} OFFSET ${offset}`;
   const total = inStockOnly
     ? sql`coalesce((SELECT in_stock_products FROM catalogue_counts WHERE company_id = ${companyId}), 0)`
@@ -214,6 +210,5 @@ export async function indexedPage(
       SELECT v.id FROM variants v WHERE v.company_id = ${companyId} AND v.active AND v.product_id = page.id OFFSET 0) v)`;
   const extra = sql`(SELECT coalesce(json_agg(id ORDER BY sort_name, id), '[]'::json) FROM page) AS ids, ${total} AS total, ${matches} AS matches,`;
   const name = `catalogue_indexed_page_${shape}${inStockOnly ? '_counted' : ''}_r${remember.length}`;
-  const rows = await db.query<PageStock & { ids: string[]; total: number; matches: string[][] | null }>(stockSql(owner, wanted, extra), name);
-  return rows[0];
+  return (await reader.one<PageStock & { ids: string[]; total: number; matches: string[][] | null }>(stockSql(companyId, wanted, extra), name))!;
 }

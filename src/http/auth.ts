@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis';
 import { AppError } from '../contract/errors.js';
 import { toAppError } from './error-handler.js';
 import type { KeyService, Permission, Tenant } from '../keys/keys.service.js';
-import { UNAUTHORIZED } from '../keys/key-check.js';
+import { authenticateUnsettled, UNAUTHORIZED, type FullAuthentication } from '../keys/key-check.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -13,10 +13,12 @@ declare module 'fastify' {
     /** The key permission the route needs; `commerce` when not said. */
     permission?: Permission;
     /**
-     * The handler's first statement checks the key (`keyOkSql` + `settleKey`), so a key this instance already knows
-     * costs no round trip of its own. Only for routes that change nothing before that statement.
+     * A key this instance already knows is served from memory, its check owed (src/keys/key-check.ts), so it costs no
+     * round trip of its own. `true`: the handler's first statement, read through a tenant reader, checks it; only for
+     * routes that change nothing before that statement. `'per tool'`: the MCP endpoint, where each tool's definition
+     * decides (src/mcp/tools.ts). A check still owed when the answer leaves is made in full first (below).
      */
-    keyInStatement?: boolean;
+    keyInFirstStatement?: true | 'per tool';
   }
 }
 
@@ -124,9 +126,15 @@ export function registerAuth(scope: FastifyInstance, { keys, failures, failureLi
     });
   }
 
+  /** Why the key cannot be served: a full authentication's refusal. */
+  function refusalOf(outcome: FullAuthentication): AppError | undefined {
+    if (outcome.ok) return undefined;
+    return outcome.reason === 'unauthorized' ? new AppError('unauthorized', UNAUTHORIZED) : new AppError('forbidden', outcome.message);
+  }
+
   /** Why the key cannot be served on this route, or undefined when it can. */
   function refusal(outcome: Awaited<ReturnType<KeyService['authenticate']>>, needed: Permission): AppError | undefined {
-    if (!outcome.ok) return outcome.reason === 'unauthorized' ? new AppError('unauthorized', UNAUTHORIZED) : new AppError('forbidden', outcome.message);
+    if (!outcome.ok) return refusalOf(outcome);
     if (!outcome.tenant.permissions.includes(needed))
       return new AppError('forbidden', `this API key does not have the "${needed}" permission; the company admin gives it when creating a key`);
     return undefined;
@@ -135,7 +143,9 @@ export function registerAuth(scope: FastifyInstance, { keys, failures, failureLi
   scope.addHook('onRequest', async (req, reply) => {
     const key = extractKey(req);
     const config = req.routeOptions.config;
-    const outcome = key ? await keys.authenticate(key, { deferred: config?.keyInStatement === true }) : ({ ok: false, reason: 'unauthorized' } as const);
+    const outcome = key
+      ? await keys.authenticate(key, { deferred: config?.keyInFirstStatement !== undefined })
+      : ({ ok: false, reason: 'unauthorized' } as const);
     const refused = refusal(outcome, config?.permission ?? 'commerce');
     if (refused) {
       if (refused.kind === 'unauthorized') await chargeFailure(req.ip);
@@ -148,16 +158,16 @@ export function registerAuth(scope: FastifyInstance, { keys, failures, failureLi
   });
 
   // A key from memory whose check no statement settled (input refused before the handler, a handler that failed
-  // early, or a statement that found the key refused) is authenticated in full before anything leaves: a refusal
-  // replaces the answer with the one a request with that key would get from the start, alike in status, body and
-  // headers. A 401 spends the address's failure budget as in onRequest, and past the limit is the same 429.
+  // early, or a statement that found the key refused) is authenticated in full before anything leaves (once per
+  // request: a tool may have asked already): a refusal replaces the answer with the one a request with that key would
+  // get from the start, alike in status, body and headers. A 401 spends the address's failure budget as in onRequest,
+  // and past the limit is the same 429. The key's company and permissions never change, so its permission stands.
   scope.addHook('onSend', async (req, reply, payload) => {
-    const check = req.tenant?.check;
-    if (!check?.pending) return payload;
-    check.pending = false;
     let refused: AppError | undefined;
     try {
-      refused = refusal(await keys.authenticate(extractKey(req)!), req.routeOptions.config?.permission ?? 'commerce');
+      const outcome = await authenticateUnsettled(req.tenant);
+      if (!outcome) return payload;
+      refused = refusalOf(outcome);
       if (refused?.kind === 'unauthorized') await chargeFailure(req.ip);
     } catch (err) {
       // a 429 from the failure budget, or the key cannot be read (database unreachable): nothing that needed it

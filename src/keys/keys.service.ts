@@ -1,10 +1,9 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { sql } from 'drizzle-orm';
 import type { Db } from '../db/index.js';
-import { apiKeys, columnList, type ApiKeyRow, type CompanyRow } from '../db/schema/index.js';
 import { AppError, notFound } from '../contract/errors.js';
 import { newId, randomAlnum } from '../lib/ids.js';
-import type { KeyCheck } from './key-check.js';
+import { deferKeyCheck } from './key-check.js';
+import { countActiveKeys, findKeyByHash, insertKey, listKeys, lockCompanyForKeys, revokeKey, touchKey, type KeyRecord } from './keys.queries.js';
 
 /** `cok_<12 letters/digits>_<32 letters/digits>`: a fixed prefix, a public id and a secret. */
 export const KEY_PREFIX = 'cok';
@@ -27,17 +26,11 @@ export interface Tenant {
   /** Visible part of the key (`cok_XXXXXXXXXXXX`), safe for logs. */
   keyPrefix: string;
   permissions: readonly string[];
-  /** Present when the key came from this instance's memory: the request's first statement checks it (key-check.ts). */
-  check?: KeyCheck;
 }
 
 /** Keys this instance has authenticated, by hash: at most this many, least recently used dropped first. */
 export const KNOWN_KEYS_MAX = 10_000;
 const TOUCH_EVERY_MS = 60_000;
-
-const KEY_FIELDS = ['id', 'company_id', 'prefix', 'name', 'permissions', 'created_at', 'last_used_at', 'revoked_at'] as const;
-/** A key as shown to staff: everything but its hash. */
-export type KeyRecord = Pick<ApiKeyRow, (typeof KEY_FIELDS)[number]>;
 
 export function hashKey(key: string): Buffer {
   return createHash('sha256').update(key, 'utf8').digest();
@@ -48,8 +41,6 @@ export function isWellFormedKey(key: string): boolean {
 }
 
 export type AuthOutcome = { ok: true; tenant: Tenant } | { ok: false; reason: 'unauthorized' } | { ok: false; reason: 'forbidden'; message: string };
-
-const KEY_COLUMNS = columnList(apiKeys, KEY_FIELDS);
 
 export function createKeyService({ db, knownKeysMax = KNOWN_KEYS_MAX }: { db: Db; knownKeysMax?: number }) {
   /** Keys whose last_used_at write is in flight from this instance: a burst of requests writes it once. */
@@ -65,56 +56,50 @@ export function createKeyService({ db, knownKeysMax = KNOWN_KEYS_MAX }: { db: Db
   function touch(companyId: string, keyId: string): void {
     if (touching.has(keyId)) return;
     touching.add(keyId);
-    db.query(
-      sql`UPDATE api_keys SET last_used_at = now() WHERE company_id = ${companyId} AND id = ${keyId}
-            AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`,
-    )
+    touchKey(db, companyId, keyId)
       .catch(() => {})
       .finally(() => touching.delete(keyId));
   }
-  return {
+  const service = {
     /** Creates a key and returns it in clear: the only time it exists outside the caller's hands. */
     async create(companyId: string, name?: string, extra: readonly Permission[] = []): Promise<{ key: string; record: KeyRecord }> {
       const permissions = [...new Set([...DEFAULT_PERMISSIONS, ...extra])];
       return db.tx(async (tx) => {
         // The company row lock serialises key creation per company, so a 6th key cannot slip in.
-        const company = await tx.query(sql`SELECT id FROM companies WHERE id = ${companyId} FOR UPDATE`);
-        if (!company[0]) throw notFound(`no company with id "${companyId}"`);
-        const [{ active }] = await tx.query<{ active: number }>(
-          sql`SELECT count(*)::int AS active FROM api_keys WHERE company_id = ${companyId} AND revoked_at IS NULL`,
-        );
+        if (!(await lockCompanyForKeys(tx, companyId))) throw notFound(`no company with id "${companyId}"`);
+        const active = await countActiveKeys(tx, companyId);
         if (active >= MAX_ACTIVE_KEYS) {
           throw new AppError('validation_failed', `company already has ${MAX_ACTIVE_KEYS} active keys (the most allowed); revoke one before creating another`);
         }
         const publicId = randomAlnum(12);
         const key = `${KEY_PREFIX}_${publicId}_${randomAlnum(32)}`;
-        const rows = await tx.query<KeyRecord>(sql`
-          INSERT INTO api_keys (company_id, id, prefix, key_hash, name, permissions)
-          VALUES (${companyId}, ${newId('key')}, ${`${KEY_PREFIX}_${publicId}`}, ${hashKey(key)}, ${name ?? null}, ${sql.param(permissions)}::text[])
-          RETURNING ${KEY_COLUMNS}`);
-        return { key, record: rows[0] };
+        const record = await insertKey(tx, companyId, {
+          id: newId('key'),
+          prefix: `${KEY_PREFIX}_${publicId}`,
+          keyHash: hashKey(key),
+          name: name ?? null,
+          permissions,
+        });
+        return { key, record };
       });
     },
 
     async list(companyId: string): Promise<KeyRecord[]> {
-      return db.query<KeyRecord>(sql`SELECT ${KEY_COLUMNS} FROM api_keys WHERE company_id = ${companyId} ORDER BY created_at, id`);
+      return listKeys(db, companyId);
     },
 
     /** Revokes by key id or visible prefix; effective from the very next request on every instance. */
     async revoke(companyId: string, idOrPrefix: string): Promise<KeyRecord> {
-      const rows = await db.query<KeyRecord>(sql`
-        UPDATE api_keys SET revoked_at = coalesce(revoked_at, ${new Date().toISOString()}::timestamptz)
-        WHERE company_id = ${companyId} AND (id = ${idOrPrefix} OR prefix = ${idOrPrefix})
-        RETURNING ${KEY_COLUMNS}`);
-      if (!rows[0]) throw notFound(`company ${companyId} has no key "${idOrPrefix}"`);
-      return rows[0];
+      const record = await revokeKey(db, companyId, idOrPrefix, new Date().toISOString());
+      if (!record) throw notFound(`company ${companyId} has no key "${idOrPrefix}"`);
+      return record;
     },
 
     /**
      * Looks a key up by its hash (never by the visible part, so timing reveals nothing about which
      * prefixes exist) and checks the company. A revocation counts from the next request: without `deferred` every
-     * call reads the database; with it, a key this instance has authenticated before is answered from memory with a
-     * pending `check`, and the caller must settle it against the database in its first statement (key-check.ts).
+     * call reads the database; with it, a key this instance has authenticated before is answered from memory, a new
+     * tenant object whose check is owed: key-check.ts settles it against the database within the request.
      */
     async authenticate(key: string, { deferred = false }: { deferred?: boolean } = {}): Promise<AuthOutcome> {
       if (!isWellFormedKey(key)) return { ok: false, reason: 'unauthorized' };
@@ -129,20 +114,12 @@ export function createKeyService({ db, knownKeysMax = KNOWN_KEYS_MAX }: { db: Db
             entry.touchedAt = Date.now();
             touch(entry.tenant.companyId, entry.tenant.keyId);
           }
-          return { ok: true, tenant: { ...entry.tenant, check: { pending: true } } };
+          const tenant = { ...entry.tenant };
+          deferKeyCheck(tenant, () => service.authenticate(key));
+          return { ok: true, tenant };
         }
       }
-      const rows = await db.query<
-        Pick<ApiKeyRow, 'id' | 'company_id' | 'prefix' | 'key_hash' | 'permissions'> &
-          Pick<CompanyRow, 'status' | 'plan'> & { revoked: boolean; stale: boolean }
-      >(
-        sql`SELECT k.id, k.company_id, k.prefix, k.key_hash, k.permissions, k.revoked_at IS NOT NULL AS revoked, c.status, c.plan,
-                   (k.last_used_at IS NULL OR k.last_used_at < now() - interval '1 minute') AS stale
-            FROM api_keys k JOIN companies c ON c.id = k.company_id
-            WHERE k.key_hash = ${hash}`,
-        'auth_key_by_hash',
-      );
-      const row = rows[0];
+      const row = await findKeyByHash(db, hash);
       known.delete(id); // whatever the outcome, memory holds only what this read found
       if (!row || row.revoked || !timingSafeEqual(Buffer.from(row.key_hash), hash)) return { ok: false, reason: 'unauthorized' };
       if (row.status !== 'active') return { ok: false, reason: 'forbidden', message: 'this company account is not active' };
@@ -163,6 +140,7 @@ export function createKeyService({ db, knownKeysMax = KNOWN_KEYS_MAX }: { db: Db
       return known.size;
     },
   };
+  return service;
 }
 
 export type KeyService = ReturnType<typeof createKeyService>;

@@ -101,9 +101,9 @@ export function registerMcpRoutes(
   api.addHook('onClose', async () => modern.close());
 
   // localNamesOnly: a local server's MCP endpoint refuses foreign Host names (src/http/origin.ts).
-  // keyInStatement: a tool's first statement checks the key (browse, detail, categories, get_order, place_order before
-  // it writes); any other message is authenticated in full before its answer leaves (src/http/auth.ts).
-  api.post('/mcp', { bodyLimit: MCP_BODY_LIMIT, config: { rateLimit: false, keyInStatement: true, localNamesOnly: true } }, async (req, reply) => {
+  // keyInFirstStatement 'per tool': a known key is served from memory and each tool's definition decides (tools.ts);
+  // any other message is authenticated in full before its answer leaves (src/http/auth.ts).
+  api.post('/mcp', { bodyLimit: MCP_BODY_LIMIT, config: { rateLimit: false, keyInFirstStatement: 'per tool', localNamesOnly: true } }, async (req, reply) => {
     const body: unknown = req.body;
     const post = await classifyPost(body, req.headers, { directToolCalls, request: () => webRequest(req) });
     if (post.road === 'refused') return reply.status(400).send(post.answer);

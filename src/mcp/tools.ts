@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Tenant } from '../keys/keys.service.js';
+import { settleInFull } from '../keys/key-check.js';
 import type { Services } from '../services.js';
 import { pageEnvelope } from '../contract/paging.js';
 import { nullsAsAbsent } from '../contract/validation.js';
@@ -23,7 +24,7 @@ export interface ToolAnnotations {
   openWorldHint: boolean;
 }
 
-export interface ToolDefinition<S extends z.ZodObject = z.ZodObject> {
+interface ToolBase<S extends z.ZodObject> {
   name: string;
   title: string;
   /**
@@ -37,14 +38,38 @@ export interface ToolDefinition<S extends z.ZodObject = z.ZodObject> {
   input: S;
   /** The REST response schema; the tool's structuredContent has exactly this shape. */
   output: z.ZodType;
-  annotations: ToolAnnotations;
   run(ctx: ToolContext, args: z.output<S>): Promise<Record<string, unknown>>;
 }
 
-const read = (title: string): ToolAnnotations => ({ title, readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false });
+/**
+ * A tool is authenticated in full before it runs (one read of the key, unless the request already made it), except a
+ * read-only tool with `keyInFirstStatement`: its service's first statement, read through a tenant reader
+ * (src/keys/key-check.ts), checks a key this instance already knows, saving that round trip. A tool that writes cannot
+ * opt in (`readOnlyHint: false`), so nothing is ever written before its key is settled.
+ */
+export type ToolDefinition<S extends z.ZodObject = z.ZodObject> = ToolBase<S> &
+  (
+    | { annotations: ToolAnnotations & { readOnlyHint: true }; keyInFirstStatement?: boolean }
+    | { annotations: ToolAnnotations & { readOnlyHint: false }; keyInFirstStatement?: never }
+  );
 
-/** Every tool's optional arguments take null as not given (agents on strict schemas send every property). */
-const define = <S extends z.ZodObject>(tool: ToolDefinition<S>) => ({ ...tool, input: nullsAsAbsent(tool.input) }) as unknown as ToolDefinition;
+const read = (title: string) => ({ title, readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false }) as const;
+
+/**
+ * Every tool's optional arguments take null as not given (agents on strict schemas send every property), and every
+ * tool that does not check its key in its first statement (see ToolDefinition) has it checked in full before it runs.
+ */
+export const define = <S extends z.ZodObject>(tool: ToolDefinition<S>): ToolDefinition => {
+  const inFirstStatement = tool.keyInFirstStatement === true;
+  if (inFirstStatement && !tool.annotations.readOnlyHint) throw new Error(`tool ${tool.name} writes: it cannot check its key in its first statement`);
+  const run: ToolBase<S>['run'] = inFirstStatement
+    ? (ctx, args) => tool.run(ctx, args)
+    : async (ctx, args) => {
+        await settleInFull(ctx.tenant);
+        return tool.run(ctx, args);
+      };
+  return { ...tool, run, input: nullsAsAbsent(tool.input) };
+};
 
 /**
  * Every MCP tool: the same zod schemas as REST validate the arguments (their parameter descriptions written
@@ -65,6 +90,7 @@ export const TOOLS: ToolDefinition[] = [
     input: browseQuerySchema,
     output: browseResponseSchema,
     annotations: read('Browse or search the catalogue'),
+    keyInFirstStatement: true,
     run: async ({ services, tenant, origin }, args) => pageEnvelope(await services.catalogue.browse(tenant, args, origin), args),
   }),
   define({
@@ -77,6 +103,7 @@ export const TOOLS: ToolDefinition[] = [
     input: productIdSchema,
     output: productDetailResponseSchema,
     annotations: read('Get one product in full'),
+    keyInFirstStatement: true,
     run: async ({ services, tenant, origin }, args) => ({ data: await services.catalogue.getProduct(tenant, args.id, origin) }),
   }),
   define({
@@ -88,6 +115,7 @@ export const TOOLS: ToolDefinition[] = [
     input: z.object({}),
     output: categoriesResponseSchema,
     annotations: read('List categories and brands'),
+    keyInFirstStatement: true,
     run: async ({ services, tenant }) => ({ data: await services.catalogue.listCategories(tenant) }),
   }),
   define({
@@ -114,6 +142,7 @@ export const TOOLS: ToolDefinition[] = [
     input: orderLookupParams.extend(orderLookupQuery.shape),
     output: z.object({ data: orderLookupSchema }),
     annotations: read('Look up an order'),
+    keyInFirstStatement: true,
     run: async ({ services, tenant, origin }, args) => ({ data: await services.orders.lookup(tenant, args.reference, args.phone, origin) }),
   }),
   define({

@@ -6,27 +6,25 @@ import type { EventType } from '../contract/webhooks.js';
 import { recordEvent } from '../events/events.queries.js';
 import { newId } from '../lib/ids.js';
 import type { DocumentLinker } from '../media/media.service.js';
-import { settleKey, type KeyCheck } from '../keys/key-check.js';
+import { tenantReader, type TenantReader } from '../keys/key-check.js';
 import { findOrderByReference } from './orders.queries.js';
 
 /**
  * The order in the GET /orders/{reference} shape: the one rendering of the lookup, used by the lookup itself and by
  * every order event (so a consumer parses both alike). `now` decides whether an unpaid invoice counts as overdue.
  * `link` signs the invoice and credit-note PDF links of a lookup; an event has none (`url: null`, docs/decisions.md):
- * a link valid for 24 hours does not belong in a message that may be delivered or replayed days later. `reader` is
- * the requesting key (its check settled by the same statement, key-check.ts), or the company alone for an event.
+ * a link valid for 24 hours does not belong in a message that may be delivered or replayed days later. `reader` reads
+ * for the requesting key (a lookup) or for the company alone (an event).
  */
 export async function orderLookupByReference(
-  db: Db,
-  reader: { companyId: string; keyId?: string; check?: KeyCheck },
+  reader: TenantReader,
   reference: string,
   phoneE164: string | null,
   now: Date,
   link: DocumentLinker | null = null,
 ): Promise<OrderLookup | undefined> {
   const { companyId } = reader;
-  const { key_ok, order: o } = await findOrderByReference(db, reader, reference, phoneE164);
-  settleKey(reader, key_ok);
+  const o = await findOrderByReference(reader, reference, phoneE164);
   if (!o) return undefined;
   return {
     ...toOrderSummary(o),
@@ -78,7 +76,7 @@ export async function recordOrderEvent(
   orderId: string,
   now: Date,
 ): Promise<void> {
-  const data = await orderLookupByReference(tx, { companyId }, orderId, null, now);
+  const data = await orderLookupByReference(tenantReader(tx, { companyId }), orderId, null, now);
   if (!data) throw new Error(`order ${orderId} cannot be read for its ${type} event`);
   await recordEvent(tx, companyId, { id: newId('evt'), type, subjectId: orderId, data, at: now });
 }

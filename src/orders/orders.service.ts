@@ -1,7 +1,7 @@
 import type { Db } from '../db/index.js';
 import type { Tenant } from '../keys/keys.service.js';
 import { AppError, notFound, validationError } from '../contract/errors.js';
-import { settleKey } from '../keys/key-check.js';
+import { tenantReader } from '../keys/key-check.js';
 import { newId } from '../lib/ids.js';
 import { Decimal, money } from '../lib/money.js';
 import { normalizePhone } from '../lib/phone.js';
@@ -66,8 +66,7 @@ export function createOrderService({
       const companyId = tenant.companyId;
       const phone = normalizePhone(body.customer.phone);
       const identifiers = [...new Set(body.items.map((i) => i.product_id))];
-      const prelude = await orderPrelude(db, tenant, body.external_reference, identifiers, phone.ok ? phone.e164 : '');
-      settleKey(tenant, prelude.key_ok); // before anything is answered or written
+      const prelude = await orderPrelude(tenantReader(db, tenant), body.external_reference, identifiers, phone.ok ? phone.e164 : '');
       // A repeat answers with the original before anything else is checked (stock or items may have changed since).
       if (prelude.existing_order_id) return duplicateOf(companyId, prelude.existing_order_id, body.external_reference);
 
@@ -132,7 +131,7 @@ export function createOrderService({
         phoneE164 = p.e164;
       }
       const link = await media.documentLinker(origin);
-      const order = await orderLookupByReference(db, tenant, reference, phoneE164, clock(), link);
+      const order = await orderLookupByReference(tenantReader(db, tenant), reference, phoneE164, clock(), link);
       if (!order) throw unknown();
       return order;
     },

@@ -7,7 +7,7 @@ import { browseQuerySchema, browseResponseSchema, categoriesResponseSchema, prod
 
 /**
  * REST door onto the catalogue service (spec: GET /catalog/products, /catalog/products/{id}, /catalog/categories). Each
- * checks its key in the statement that reads the page's stock (`keyInStatement`).
+ * checks its key in the statement that reads the page's stock (`keyInFirstStatement`).
  */
 export async function registerCatalogueRoutes(api: FastifyInstance, { catalogue, media }: Pick<Services, 'catalogue' | 'media'>): Promise<void> {
   const r = api.withTypeProvider<ZodTypeProvider>();
@@ -15,7 +15,7 @@ export async function registerCatalogueRoutes(api: FastifyInstance, { catalogue,
   r.get(
     '/catalog/products',
     {
-      config: { keyInStatement: true },
+      config: { keyInFirstStatement: true },
       schema: { querystring: browseQuerySchema, response: { 200: browseResponseSchema, ...errorResponses([400, 401, 403, 429, 500]) } },
     },
     async (req) => pageEnvelope(await catalogue.browse(req.tenant, req.query, media.origin(req)), req.query),
@@ -24,7 +24,7 @@ export async function registerCatalogueRoutes(api: FastifyInstance, { catalogue,
   r.get(
     '/catalog/products/:id',
     {
-      config: { keyInStatement: true },
+      config: { keyInFirstStatement: true },
       schema: { params: productIdSchema, response: { 200: productDetailResponseSchema, ...errorResponses([400, 401, 403, 404, 429, 500]) } },
     },
     async (req) => ({
@@ -34,7 +34,7 @@ export async function registerCatalogueRoutes(api: FastifyInstance, { catalogue,
 
   r.get(
     '/catalog/categories',
-    { config: { keyInStatement: true }, schema: { response: { 200: categoriesResponseSchema, ...errorResponses([401, 403, 429, 500]) } } },
+    { config: { keyInFirstStatement: true }, schema: { response: { 200: categoriesResponseSchema, ...errorResponses([401, 403, 429, 500]) } } },
     async (req) => ({
       data: await catalogue.listCategories(req.tenant),
     }),

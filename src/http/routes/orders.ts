@@ -16,7 +16,7 @@ export function registerOrderRoutes(api: FastifyInstance, { orders, media }: Pic
     {
       bodyLimit: ORDER_BODY_LIMIT,
       // the key is checked by the prelude, the order's first statement, before anything is written
-      config: { keyInStatement: true },
+      config: { keyInFirstStatement: true },
       schema: {
         body: placeOrderBody,
         response: {
@@ -36,7 +36,7 @@ export function registerOrderRoutes(api: FastifyInstance, { orders, media }: Pic
   app.get(
     '/orders/:reference',
     {
-      config: { keyInStatement: true },
+      config: { keyInFirstStatement: true },
       schema: {
         params: orderLookupParams,
         querystring: orderLookupQuery,
