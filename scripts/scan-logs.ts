@@ -1,5 +1,5 @@
 /**
- * No customer's phone number and no secret in any log line (issues 19 and 30): after a full run of the suite with
+ * No customer's phone number and no secret in any log line: after a full run of the suite with
  * TEST_LOG_DIR set,
  *   npx tsx scripts/scan-logs.ts <log dir> [test dir]
  * collects every Indian mobile number written in the test sources (`+91 98765 43210`, `9876543210`, `+919876543210`…)

@@ -35,7 +35,7 @@ export const configSchema = z.object({
       }
       return parsed;
     }),
-  // Browser origins allowed to call the API (issue 18): a request with any other Origin header is refused with 403.
+  // Browser origins allowed to call the API: a request with any other Origin header is refused with 403.
   ALLOWED_ORIGINS: z
     .string()
     .optional()
@@ -52,7 +52,7 @@ export const configSchema = z.object({
   DB_POOL_MAX: z.coerce.number().int().min(1).max(200).default(20),
   DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
   DB_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).default(5_000),
-  // A streaming replica of DATABASE_URL for catalogue reads (issue 16, docs/scaling.md). A read waits at most
+  // A streaming replica of DATABASE_URL for catalogue reads (docs/scaling.md). A read waits at most
   // DATABASE_REPLICA_MAX_LAG_MS for it to replay the primary's commits, else the primary answers; a replica down or
   // lagging past that is skipped until it recovers.
   DATABASE_REPLICA_URL: optionalString,
@@ -61,24 +61,24 @@ export const configSchema = z.object({
   RATE_LIMIT_MAX: z.coerce.number().int().min(1).default(60),
   RATE_LIMIT_WINDOW_MS: z.coerce.number().int().min(1000).default(60_000),
   AUTH_FAILURE_LIMIT: z.coerce.number().int().min(1).default(30),
-  // The routes outside the API (issue 30): requests per client address and company per RATE_LIMIT_WINDOW_MS to signed
+  // The routes outside the API: requests per client address and company per RATE_LIMIT_WINDOW_MS to signed
   // invoice links, the catalogue feed and signed photo links (a page shows dozens of photos); past it 429.
   INVOICE_LINK_RATE_LIMIT: z.coerce.number().int().min(1).default(60),
   FEED_RATE_LIMIT: z.coerce.number().int().min(1).default(30),
   PHOTO_LINK_RATE_LIMIT: z.coerce.number().int().min(1).default(1200),
   MEDIA_DIR: z.string().min(1).default('./media'),
-  // Catalogue read models held per instance (issue 16): least recently used companies leave past this many MB.
+  // Catalogue read models held per instance: least recently used companies leave past this many MB.
   CATALOGUE_CACHE_MB: z.coerce.number().min(0).default(512),
-  // A single MCP tools/call (2025 era or 2026-07-28) answered without the SDK's per-request server (docs/decisions.md,
-  // issue 16); false sends every MCP request through the SDK's transport.
+  // A single MCP tools/call (2025 era or 2026-07-28) answered without the SDK's per-request server (docs/decisions.md);
+  // false sends every MCP request through the SDK's transport.
   MCP_DIRECT_TOOL_CALLS: flag('true'),
   SIGNING_SECRET: optionalString.pipe(z.string().min(32, 'must be at least 32 characters').optional()),
   SEED_DEMO: flag('true'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  // Prometheus metrics (issue 19): GET /metrics on this port of its own, never the public one; empty or 0: not served.
+  // Prometheus metrics: GET /metrics on this port of its own, never the public one; empty or 0: not served.
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(0),
   METRICS_HOST: optionalString,
-  // Load shedding (issue 19, docs/operations.md): past any of these bounds new work is refused with 503 and Retry-After.
+  // Load shedding (docs/operations.md): past any of these bounds new work is refused with 503 and Retry-After.
   // 0 turns a bound off; event-loop delay and heap are off by default (their right values depend on the deployment).
   OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: z.coerce.number().int().min(0).default(0),
   OVERLOAD_MAX_HEAP_MB: z.coerce.number().int().min(0).default(0),
@@ -109,7 +109,7 @@ export const configSchema = z.object({
   IMPORT_PHOTO_ALLOW_LOCAL: flag('false'),
   IMPORT_PHOTO_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(15_000),
   IMPORT_PHOTO_CONCURRENCY: z.coerce.number().int().min(1).max(32).default(4),
-  // Webhooks (issue 14). The two ALLOW settings are for development and tests only: never in production.
+  // Webhooks. The two ALLOW settings are for development and tests only: never in production.
   WEBHOOK_ALLOW_HTTP: flag('false'),
   WEBHOOK_ALLOW_PRIVATE_ADDRESSES: flag('false'),
   WEBHOOK_WORKER_ENABLED: flag('true'),

@@ -2,7 +2,7 @@ import { register } from 'node:module';
 import { MASK, requestTarget } from './lib/log-request.js';
 
 /**
- * OpenTelemetry traces (issue 19, docs/operations.md "Traces"), on only when OTEL_EXPORTER_OTLP_ENDPOINT (or
+ * OpenTelemetry traces (docs/operations.md "Traces"), on only when OTEL_EXPORTER_OTLP_ENDPOINT (or
  * OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) is set. Off, nothing is loaded or registered: the tracer of `@opentelemetry/api`
  * stays its no-op. On, it must run before pg, ioredis and fastify are imported (src/server.ts imports the service
  * after it): the ESM loader hook below and require-in-the-middle only patch modules loaded after them.

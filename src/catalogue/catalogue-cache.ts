@@ -27,7 +27,7 @@ export interface CatalogueCache {
 /**
  * Per-company catalogue models held in this process, least recently used first out once their estimated size passes
  * `capBytes` (the model just built always stays, even alone over the cap). Nothing here is shared between instances:
- * each one rebuilds when a request shows it the database's version moved (docs/decisions.md, issue 16).
+ * each one rebuilds when a request shows it the database's version moved (docs/decisions.md).
  */
 export function createCatalogueCache({ db, capBytes }: { db: Db; capBytes: number }): CatalogueCache {
   const held = new Map<string, CatalogueModel>(); // in use order: the first is the least recently used

@@ -6,7 +6,7 @@ import type { createMediaService } from '../media/media.service.js';
 import { companyName, feedRows, feedSettings, saveFeed, type FeedRow, type FeedSettings } from './feed.queries.js';
 
 /**
- * The WhatsApp catalogue fed from ours (issue 20): a Meta commerce catalogue data feed (CSV) of the company's active
+ * The WhatsApp catalogue fed from ours: a Meta commerce catalogue data feed (CSV) of the company's active
  * variants with live availability, at a URL Meta fetches on a schedule (`/feeds/meta/<company id>/<secret>.csv`, the
  * secret stored hashed and rotated by the admin), and from the admin CLI. Columns and formats follow Meta's catalogue
  * data-feed specification: required id, title, description, availability, condition, price, link, image_link and

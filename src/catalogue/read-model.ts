@@ -260,7 +260,7 @@ export function brandSet(model: CatalogueModel, ref: string): Set<string> {
 /**
  * The products each search word matched, kept with the model they describe (so a catalogue change, which replaces the
  * model, forgets them): a word's first search is answered by the database's trigram index, which also returns every
- * product the word matches; later searches with it are answered here (issue 16). Chat searches repeat their words
+ * product the word matches; later searches with it are answered here. Chat searches repeat their words
  * ("kurta", "soap"), so most are. Bounded per model, least recently used out: 1,000 words, and positions in proportion to
  * the catalogue (20 per product, from 2,000 to 2 million: at most 80 bytes per product, 8 MB for 100,000, about 3% of the
  * model, within the error of the size estimate the cache's cap uses, so not added to it).

@@ -13,7 +13,7 @@ export type RowPlace = (index: number, field: StockField) => string;
 const MAX_PROBLEMS = 100;
 
 /**
- * Setting on-hand quantities for many variants at once (issue 20): every row is checked first (each variant and
+ * Setting on-hand quantities for many variants at once: every row is checked first (each variant and
  * location exists, no (variant, location) twice, a whole figure for a product sold in counted units), every problem
  * is reported with its place, and then all rows are written in one transaction, or none. A file's rows that did not
  * read come with their problems, reported in the same answer. `onChecked` runs once every row has passed, before

@@ -9,8 +9,8 @@ const queryBoolean = z.union([z.boolean(), z.enum(['true', 'false']).transform((
 });
 
 /**
- * Optional text filter; blank means no filter. A NUL is refused here: the catalogue's filters are matched in memory
- * (issue 16), where PostgreSQL's refusal of NUL in text no longer turns it into a 400.
+ * Optional text filter; blank means no filter. A NUL is refused here: the catalogue's filters are matched in memory,
+ * where PostgreSQL's refusal of NUL in text no longer turns it into a 400.
  */
 const filterText = (max: number) =>
   z

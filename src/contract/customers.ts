@@ -24,7 +24,7 @@ export const customerSchema = z.object({
 
 export type Customer = z.infer<typeof customerSchema>;
 
-/** PUT /customers/messaging-opt-out (issue 14). */
+/** PUT /customers/messaging-opt-out. */
 export const optOutBody = z.object({
   phone: phoneInput.describe(`The customer's mobile number. ${PHONE_FORMAT}`),
   messaging_opted_out: z

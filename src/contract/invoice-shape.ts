@@ -7,7 +7,7 @@ export type CreditNoteFields = Pick<CreditNoteRow, 'credit_note_number' | 'reaso
 /**
  * The lookup's `invoice` object (spec shape) without its links. Overdue is computed at read time from the due date:
  * nothing has to run at midnight. An invoice reversed by a credit note is owed nothing and never overdue; its status
- * says what was paid before the reversal (docs/decisions.md, issue 15).
+ * says what was paid before the reversal (docs/decisions.md).
  */
 export function invoiceOut(i: { invoice_number: string; total: string; amount_paid: string; due_at: Date }, now: Date, credited = false) {
   const owed = Decimal.max(new Decimal(i.total).minus(i.amount_paid), 0);

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { MAX_ON_HAND, quantityText } from './catalogue-file.js';
 
-/** Setting on-hand stock for many variants at once (issue 20): PUT {base}/catalog/stock and `catalog stock`. */
+/** Setting on-hand stock for many variants at once: PUT {base}/catalog/stock and `catalog stock`. */
 
 /** Rows one REST request may set; the admin CLI takes a file of any size (docs/catalogue-import.md). */
 export const MAX_STOCK_ROWS = 5000;

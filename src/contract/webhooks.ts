@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { requiredAs } from './orders.js';
 
-/** Every event type a webhook may subscribe to (issue 14), in the order docs/webhooks.md lists them. */
+/** Every event type a webhook may subscribe to, in the order docs/webhooks.md lists them. */
 export const EVENT_TYPES = [
   'order.created',
   'order.status_changed',

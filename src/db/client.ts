@@ -107,7 +107,7 @@ function pgRunner(client: PgQueryable): Db['query'] {
  * Statements outside a transaction: a client checked out for each, as `pool.query` does (released with the error on
  * failure, so a broken connection is dropped), but not through `pool.query`. A client the pool opens for a query
  * keeps the callback of that first request reachable for the client's whole life (pg-pool's connect closure), and
- * through it the query's result: a 300,000-variant catalogue load stayed in memory that way (81 MB of heap, issue 16).
+ * through it the query's result: a 300,000-variant catalogue load stayed in memory that way (81 MB of heap).
  * Checked out by promise, the client holds only itself.
  */
 function poolRunner(pool: pg.Pool): Db['query'] {

@@ -2,7 +2,7 @@ import { sql, type SQL } from 'drizzle-orm';
 import type { Db } from './client.js';
 
 /**
- * Every statement that reads across companies, by name (issue 21). Under Citus (tables distributed by
+ * Every statement that reads across companies, by name. Under Citus (tables distributed by
  * company_id) each of these touches every shard; every other statement of the service names one company and
  * runs on that company's shard alone (a router statement). They are few, cheap and off the request path: none
  * of them serves an API request of a tenant. A test run on Citus sets citus.multi_task_query_log_level to

@@ -62,7 +62,7 @@ export function createInvoiceFilesService({ db, views, store = tableStore(db) }:
   /** Draws in progress in this process, by document and view: parallel first fetches of one link draw it once. */
   const drawing = new Map<string, Promise<StoredFile>>();
 
-  /** The document as issued; an invoice from before issue 15 has none stored and is drawn from today's data. */
+  /** The document as issued; an invoice issued before documents were stored has none and is drawn from today's data. */
   async function documentOf(companyId: string, invoice: InvoiceForPdf): Promise<InvoiceDocument> {
     return (invoice.document as InvoiceDocument | null) ?? buildInvoiceDocument(db, companyId, invoice.order_id, await findTaxProfile(db, companyId));
   }

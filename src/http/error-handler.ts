@@ -58,7 +58,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
   });
 
   app.setNotFoundHandler((req, reply) => {
-    // The path is named only when short: a long one is not echoed back (issue 12).
+    // The path is named only when short: a long one is not echoed back.
     const path = req.url.split('?')[0];
     const named = path.length <= 100 ? `${req.method} ${path}` : `${req.method} for this ${path.length}-character path`;
     reply.status(404).send(errorBody('not_found', `no route ${named}; check the method and the path (the endpoints are listed at <base path>/docs)`));

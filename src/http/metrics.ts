@@ -9,7 +9,7 @@ import type { CatalogueCacheStats } from '../catalogue/catalogue-cache.js';
 import { countLockWaiters, queryBacklog, type Backlog } from './metrics.queries.js';
 
 /**
- * Prometheus metrics (issue 19), served on their own port (METRICS_PORT), never on the public one. Labels are bounded
+ * Prometheus metrics, served on their own port (METRICS_PORT), never on the public one. Labels are bounded
  * sets (route templates, tool names, outcomes, statuses): a company, key, order or customer is never a label value.
  * Counters and histograms are written as things happen; the pool, the outboxes and lock waits are read at each scrape.
  */
@@ -103,7 +103,7 @@ export function createMetrics(db: Database): Metrics {
     });
   }
 
-  // The catalogue read models held by this instance (issue 16): a rising eviction count means the working set of
+  // The catalogue read models held by this instance: a rising eviction count means the working set of
   // companies does not fit CATALOGUE_CACHE_MB, and every eviction is a rebuild (seconds for 100,000 products) later.
   let cacheStats: (() => CatalogueCacheStats) | undefined;
   const cacheCounter = (name: string, help: string, pick: (s: CatalogueCacheStats) => number) => {

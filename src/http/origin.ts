@@ -11,7 +11,7 @@ declare module 'fastify' {
 }
 
 /**
- * Which browser pages may call the API (issue 18, MCP's DNS-rebinding rule applied to the whole API; issue 30). A
+ * Which browser pages may call the API (MCP's DNS-rebinding rule applied to the whole API). A
  * browser sends `Origin` with every cross-site or non-GET request; a server-side agent or chat flow sends none. A
  * request that carries an `Origin` not allowed is refused with 403 before the key is looked at, so a page on another
  * site (or a rebound host name pointing at a local instance) can do nothing with a key it holds. Allowed: the

@@ -25,7 +25,7 @@ export interface OverloadOptions {
 export type OverloadState = () => string | undefined;
 
 /**
- * Load shedding (issue 19). Past a configured bound the service refuses new work at the door with 503 `unavailable`
+ * Load shedding. Past a configured bound the service refuses new work at the door with 503 `unavailable`
  * and `Retry-After`, before authentication, validation or any query: the requests it accepts keep their latency and
  * the rest learn at once to come back, instead of every request slowing without bound. Event-loop delay and heap are
  * sampled by @fastify/under-pressure (once a second); the database pool's queue is read on every request, since it is

@@ -2,7 +2,7 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 
-/** What a webhook destination may be (issue 14): the settings that relax the rules are for development and tests. */
+/** What a webhook destination may be: the settings that relax the rules are for development and tests. */
 export interface DestinationPolicy {
   /** http:// accepted as well as https:// */
   allowHttp: boolean;

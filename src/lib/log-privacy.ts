@@ -163,7 +163,7 @@ type Serializer = (value: never) => unknown;
 
 /**
  * Every serializer made total and bounded: pino calls a serializer inside the log call, so a throw there is a throw
- * from `log.warn(...)`, which inside a catch block ends the process (issue 30). Whatever a serializer is handed, the
+ * from `log.warn(...)`, which inside a catch block ends the process. Whatever a serializer is handed, the
  * line is written: its output copied within OUTPUT_BUDGET, or, should it throw, a note of the failure that repeats
  * nothing of the value.
  */

@@ -1,5 +1,5 @@
 /**
- * What a log line or a trace span may say of a request (issue 30). A path can carry a secret or personal data:
+ * What a log line or a trace span may say of a request. A path can carry a secret or personal data:
  * a feed's secret (`/feeds/meta/<company>/<secret>.csv`), an invoice link's signature, an order's external reference
  * holding a phone number (`/orders/wa-919812345678-1`). So a request is shown by its route template
  * (`/api/v1/commerce/orders/:reference`), with the values of the few parameters that are plain ids beside it; the path

@@ -2,7 +2,7 @@
  * The polling shared by the service's workers (courier bookings, webhook deliveries): run `runOnce` until it finds
  * nothing, then wait `pollMs` and start again; an error ends that drain (reported through `onError`) and the next poll
  * tries again. Nothing a poll does can end the polling or escape as an unhandled rejection: not `runOnce` throwing
- * (synchronously or not), not `onError` throwing in turn (issue 30: a logger that threw there ended the process).
+ * (synchronously or not), not `onError` throwing in turn (a logger that throws there, say).
  * `stop()` ends polling and resolves when the drain in flight has returned.
  */
 export function pollLoop(opts: { pollMs: number; runOnce: () => Promise<boolean>; onError: (err: unknown) => void }) {

@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
-/** Headers of an outgoing webhook (issue 14); docs/webhooks.md shows a receiver checking them. */
+/** Headers of an outgoing webhook; docs/webhooks.md shows a receiver checking them. */
 export const WEBHOOK_SIGNATURE_HEADER = 'x-webhook-signature';
 export const WEBHOOK_ID_HEADER = 'x-webhook-id';
 /** How old a signature's `t` a receiver should accept, in seconds (docs/webhooks.md). */

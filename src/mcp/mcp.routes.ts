@@ -13,7 +13,7 @@ const MCP_BODY_LIMIT = 64 * 1024;
 
 /**
  * Clients that send only `Accept: application/json` (or nothing) are served: we always answer JSON,
- * never SSE, so the SDK's demand for both types (issue #1944) adds nothing here.
+ * never SSE, so the SDK's demand for both types (typescript-sdk#1944) adds nothing here.
  */
 const ACCEPT_BOTH = 'application/json, text/event-stream';
 

@@ -1,6 +1,6 @@
 /**
- * Tool JSON Schemas as tools/list publishes them (issue 30, replacing issue 18's strict-mode form): the contract's
- * own form, in the spelling the MCP Inspector's portability lint (`--strict`) accepts without a warning.
+ * Tool JSON Schemas as tools/list publishes them: the contract's own form, in the spelling the MCP Inspector's
+ * portability lint (`--strict`) accepts without a warning.
  *
  * Input schemas:
  * - `required` lists what the contract requires and nothing else: an agent may leave an optional parameter out;
@@ -12,7 +12,7 @@
  *   set of values): LangChain's MCP adapters (1.1.4) keep only the branches that show `type: "object"` or
  *   `properties`, merged into a plain object that refuses null; a wrapped branch is not kept, so the property reaches
  *   them untyped and takes null as well as the object; what their model then reads is the description, so such an
- *   object's description names its fields (delivery_address's does; docs/decisions.md, issue 30);
+ *   object's description names its fields (delivery_address's does; docs/decisions.md);
  * - every object has `additionalProperties: false`, so a framework that wants OpenAI's strict mode derives it from
  *   the published schema (the OpenAI Agents SDK's `convertSchemasToStrict` makes every property required and
  *   keeps these nullable ones as they are);

@@ -21,7 +21,7 @@ const newLineOut = (l: NewLine): LineRow => ({ sku: l.sku, name: l.name, quantit
 
 /**
  * POST /orders with the external_reference of a staff draft: the reference is taken, nothing is placed, and a
- * draft is never shown through the API. 422 `unprocessable` (see docs/decisions.md, issue 12).
+ * draft is never shown through the API. 422 `unprocessable` (see docs/decisions.md).
  */
 export const referenceHeldByDraft = (reference: string) =>
   new AppError(

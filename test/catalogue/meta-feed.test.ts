@@ -11,7 +11,7 @@ import { addBrand, addPhoto } from '../helpers/catalogue-setup.js';
 import { BASE, orderBody, shop } from '../helpers/orders.js';
 
 /**
- * The WhatsApp catalogue fed from ours (issue 20): a Meta catalogue data feed at a secret URL, every row checked
+ * The WhatsApp catalogue fed from ours: a Meta catalogue data feed at a secret URL, every row checked
  * against Meta's required fields and value formats, live availability, rotation, and the admin CLI.
  */
 

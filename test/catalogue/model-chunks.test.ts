@@ -8,7 +8,7 @@ import { loadCatalogue } from '../../src/catalogue/read-model.queries.js';
 import { ModelBuilder, resolveRef, type CatalogueModel } from '../../src/catalogue/read-model.js';
 
 /**
- * The read model is read in chunks by key (issue 16: a large catalogue's rows never sit in memory beside its whole
+ * The read model is read in chunks by key (so a large catalogue's rows never sit in memory beside its whole
  * model). Whatever the chunk size, the model is the same: products in browse order, every identifier resolving as
  * before, unlisted products and inactive variants refused.
  */

@@ -10,7 +10,7 @@ import { BASE, orderBody, shop } from '../helpers/orders.js';
 import { refreshListing } from '../../src/catalogue/catalogue.queries.js';
 
 /**
- * Two app instances on one database, each with its own catalogue read model (issue 16): a change made through one
+ * Two app instances on one database, each with its own catalogue read model: a change made through one
  * shows on the other's next request, and stock is live on both.
  */
 let testDb: TestDatabase;

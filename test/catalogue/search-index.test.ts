@@ -8,7 +8,7 @@ import { likeWord, searchWords } from '../../src/catalogue/catalogue.queries.js'
 import { productsMatching, WordCache, type CatalogueModel } from '../../src/catalogue/read-model.js';
 
 /**
- * Search words answered from the read model's word cache (issue 16) mean exactly what the database's `LIKE '%word%'`
+ * Search words answered from the read model's word cache mean exactly what the database's `LIKE '%word%'`
  * over search_text means: checked through HTTP against the database's own answer on a generated catalogue, on the first
  * search of each word (the database's index) and the next (the model).
  */

@@ -10,7 +10,7 @@ import { useTestApp } from '../helpers/app.js';
 import { BASE, listeningUrl, orderBody, shop, uid } from '../helpers/orders.js';
 
 /**
- * Setting on-hand stock in bulk (issue 20): over REST for keys with the `catalogue` permission and from a CSV with the
+ * Setting on-hand stock in bulk: over REST for keys with the `catalogue` permission and from a CSV with the
  * admin CLI; every row checked first with its place named, one transaction, reservations never touched, and an order
  * reserving the same row at the same moment loses nothing.
  */

@@ -14,7 +14,7 @@ import { DEFAULT_PHOTO_FETCH, fetchPhotos } from '../../src/catalogue/import/pho
 import { AppError, type FieldIssue } from '../../src/contract/errors.js';
 
 /**
- * Issue 20: a seller's Shopify or WooCommerce product export in one command. The fixtures follow the exports'
+ * A seller's Shopify or WooCommerce product export in one command. The fixtures follow the exports'
  * documented column sets; photos are served by a local server (IMPORT_PHOTO_ALLOW_LOCAL, as a test setting).
  */
 const mediaDir = mkdtempSync(join(tmpdir(), 'storefront-media-'));

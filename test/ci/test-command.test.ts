@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 /**
- * CI proves the command a user is told to run (issue 30, item 7): the README's test command is `npm test`, and every
+ * CI proves the command a user is told to run: the README's test command is `npm test`, and every
  * run of the suite in .ci/ goes through it (reporter flags after `--`), never through `npx vitest` or a bare `vitest`.
  */
 const ROOT = join(import.meta.dirname, '..', '..');

@@ -8,7 +8,7 @@ import { useTestApp } from '../helpers/app.js';
 import { shop } from '../helpers/orders.js';
 
 /**
- * `catalog stock <file.csv>` as a seller meets it (issue 30): a header written the way spreadsheets write it, every
+ * `catalog stock <file.csv>` as a seller meets it: a header written the way spreadsheets write it, every
  * problem of the file in one report, and "applying" said only once the whole file has been checked.
  */
 

@@ -6,7 +6,7 @@ import { inject } from 'vitest';
 import { createPgDatabase, type Database } from '../../src/db/client.js';
 
 /**
- * A result is garbage once its caller drops it (issue 16): `pool.query` left the result of the query that made the
+ * A result is garbage once its caller drops it: `pool.query` left the result of the query that made the
  * pool open a connection reachable for that connection's whole life (through pg-pool's connect callback), which kept
  * a 300,000-variant catalogue load (81 MB) in memory beside the model built from it. PostgreSQL only: PGlite has no pool.
  */

@@ -12,7 +12,7 @@ import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { get, orderBody, post, shop } from '../helpers/orders.js';
 
 /**
- * Catalogue reads on a real streaming replica (issue 16, docs/scaling.md): a second PostgreSQL cluster on this machine
+ * Catalogue reads on a real streaming replica (docs/scaling.md): a second PostgreSQL cluster on this machine
  * made by scripts/replica.sh with `pg_basebackup -R`. Runs where the test server is this machine's PostgreSQL (its
  * Debian cluster tools, as root); skipped on PGlite, on Citus (a replica of the coordinator alone is no replica of the
  * data) and elsewhere.

@@ -7,7 +7,7 @@ import { BASE, get, orderBody, post, teeShop } from '../helpers/fulfilment.js';
 import { webhookReceiver, type Received } from '../helpers/webhook-receiver.js';
 import { EVENT_TYPES } from '../../src/contract/webhooks.js';
 
-/** Issue 14's proof with a real HTTP receiver on this machine (http and loopback allowed for the test only). */
+/** Webhook delivery proved with a real HTTP receiver on this machine (http and loopback allowed for the test only). */
 const ctx = useTestApp({ WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE_ADDRESSES: 'true', WEBHOOK_WORKER_ENABLED: 'false' });
 
 let receiver: Awaited<ReturnType<typeof webhookReceiver>>;

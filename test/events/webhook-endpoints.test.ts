@@ -4,7 +4,7 @@ import { buildTestApp, useTestApp, type TestApp } from '../helpers/app.js';
 import { EVENT_TYPES } from '../../src/contract/webhooks.js';
 import { BASE, get, orderBody, post, teeShop } from '../helpers/fulfilment.js';
 
-/** REST doors of issue 14: webhook endpoints (the `webhooks` permission), destination checks, the limit, opt-out. */
+/** The webhook REST doors: endpoints (the `webhooks` permission), destination checks, the limit, opt-out. */
 const ctx = useTestApp({ WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE_ADDRESSES: 'true', WEBHOOK_WORKER_ENABLED: 'false' });
 
 /** The same database behind an app with the production destination rules (https only, no private addresses). */

@@ -6,7 +6,7 @@ import { useTestApp } from '../helpers/app.js';
 import { get, orderBody, post, shop } from '../helpers/orders.js';
 
 /**
- * Issue 30, section 4: an invoice is a frozen document, so its PDF is drawn once and the stored bytes are served to
+ * An invoice is a frozen document, so its PDF is drawn once and the stored bytes are served to
  * every later fetch of its signed link, with an ETag a browser revalidates (304 without the bytes). What the PDF shows
  * from live data (the payment state) draws it again when it changes, with a new ETag.
  */

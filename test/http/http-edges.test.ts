@@ -194,7 +194,7 @@ function expectRefusal(response: string, status: number, opts: { closes?: boolea
   if (opts.closes !== false) expect(head.connection?.toLowerCase()).toBe('close');
 }
 
-describe('every refusal before routing is in the error shape (issue 12)', () => {
+describe('every refusal before routing is in the error shape', () => {
   const MARK = 'ECHOMARK';
   const orders = (headerLines: string, body = '') =>
     `POST ${BASE}/orders?ref=${MARK} HTTP/1.1\r\nHost: x\r\nX-Api-Key: ${headers['x-api-key']}\r\nContent-Type: application/json\r\n${headerLines}\r\n${body}`;

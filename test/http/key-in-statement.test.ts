@@ -10,7 +10,7 @@ import { createCompanyWithKey } from '../helpers/fixtures.js';
 
 /**
  * A key this instance has authenticated is checked inside the request's first statement instead of a look-up of its
- * own (issue 16, src/keys/key-check.ts). Two instances on one database: `a` revokes and changes companies, `b` serves
+ * own (src/keys/key-check.ts). Two instances on one database: `a` revokes and changes companies, `b` serves
  * with the key in its memory. Whatever `b` remembers, a refusal must show from the very next request, look exactly
  * like any other, and leave nothing written.
  */

@@ -11,7 +11,7 @@ import { BASE, listeningUrl, orderBody, uid } from '../helpers/orders.js';
 import { teeShop } from '../helpers/fulfilment.js';
 
 /**
- * Prometheus metrics (issue 19): served on a port of their own, never the public one; after known traffic the counters
+ * Prometheus metrics: served on a port of their own, never the public one; after known traffic the counters
  * say exactly what happened (requests by route template and status, orders by outcome, MCP tools, courier jobs), the
  * gauges agree with the database (outbox backlog, pool), no company, key, order or phone is ever a label, and the
  * exposition passes `promtool check metrics` (Debian's prometheus package; .ci/run installs it).

@@ -7,9 +7,9 @@ import { BASE, count, get, listeningUrl, orderBody, shop, stockRow, uid } from '
 import { SPEC_ROUTES } from '../helpers/routes.js';
 
 /**
- * The Origin allow-list (issue 18): a request carrying an Origin that is not allowed is refused with 403 before any
+ * The Origin allow-list: a request carrying an Origin that is not allowed is refused with 403 before any
  * work, whatever its key; a request without Origin (a server-side agent or chat flow) is served; the allowed origins
- * are ALLOWED_ORIGINS plus PUBLIC_URL's origin, compared as browsers send them, plus (issue 30) the origin the request
+ * are ALLOWED_ORIGINS plus PUBLIC_URL's origin, compared as browsers send them, plus the origin the request
  * was addressed to and, on a loopback bind, localhost pages; a local service's MCP endpoint refuses foreign Host names.
  */
 
@@ -127,7 +127,7 @@ describe('ALLOWED_ORIGINS', () => {
   });
 });
 
-describe('the service’s own origin, and the names a local service answers to (issue 30)', () => {
+describe('the service’s own origin, and the names a local service answers to', () => {
   let plain: TestApp; // no PUBLIC_URL, no ALLOWED_ORIGINS, listening on 127.0.0.1 (the defaults)
   let wide: TestApp; // listening on every interface, as in a container
   beforeAll(async () => {

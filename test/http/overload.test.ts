@@ -6,7 +6,7 @@ import { BASE, count, orderBody, shop, stockRow, uid } from '../helpers/orders.j
 import { sql } from 'drizzle-orm';
 
 /**
- * Load shedding (issue 19): past a bound (heap, event-loop delay, database pool queue) new work is refused at the door
+ * Load shedding: past a bound (heap, event-loop delay, database pool queue) new work is refused at the door
  * with 503 `unavailable` and Retry-After in the error shape, before authentication or any query; the probes stay
  * answerable and readiness says why; a refused order leaves nothing behind.
  */

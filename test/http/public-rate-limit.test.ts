@@ -10,7 +10,7 @@ import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { get, orderBody, post, shop } from '../helpers/orders.js';
 
 /**
- * Issue 30, section 4: the routes outside the API (signed invoice and photo links, the catalogue feed) are limited per
+ * The routes outside the API (signed invoice and photo links, the catalogue feed) are limited per
  * client address and company: at the limit served, one more 429 in the API's error shape with Retry-After; another
  * address, or a link of another company, unaffected.
  */

@@ -13,7 +13,7 @@ import { createCompanyWithKey } from '../helpers/fixtures.js';
 import { addLocations, addProduct } from '../helpers/catalogue-fixtures.js';
 
 /**
- * Traces (issue 19): the service as a real process exporting OTLP/HTTP (JSON) to a receiver in this test. One
+ * Traces: the service as a real process exporting OTLP/HTTP (JSON) to a receiver in this test. One
  * POST /orders with a W3C traceparent gives one trace: the HTTP span, `orders.place` under it and the SQL under that;
  * its log lines carry the trace id; no span holds the customer's phone. An MCP tools/call with `_meta.traceparent`
  * joins that trace. With no endpoint set, nothing is registered.
@@ -191,7 +191,7 @@ describe.skipIf(!SERVER)('traces exported over OTLP (a real process)', () => {
     for (const digits of [...PHONE_DIGITS, '%2B91', '98123%20']) expect(text).not.toContain(digits);
   });
 
-  it('a phone in an order reference and a feed secret in a path: the HTTP span shows the route template, not the path (issue 30)', async () => {
+  it('a phone in an order reference and a feed secret in a path: the HTTP span shows the route template, not the path', async () => {
     const secret = `mfd_${hex(16)}`;
     for (const [path, template] of [
       [`${base}/orders/wa-919812345678-1`, '/api/v1/commerce/orders/:reference'],

@@ -7,7 +7,7 @@ import { LOG_SERIALIZERS } from '../../src/lib/log-privacy.js';
 import { createServiceLogger } from '../../src/lib/logger.js';
 
 /**
- * Logging can never throw (issue 30): every serializer the service's logger has is total over any value, through the
+ * Logging can never throw: every serializer the service's logger has is total over any value, through the
  * real pino logger with the options of `npm start` at the default level. A log call with any value under any
  * serializer's key returns, and writes exactly one line of JSON of bounded size. Under `err` the privacy guarantees
  * hold for every shape: no phone number or e-mail address, and no field where PostgreSQL repeats a row.

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { pollLoop } from '../../src/lib/poll-loop.js';
 
 /**
- * The workers' polling (issue 30): a poll that fails is reported and the loop polls again; a report that fails in turn
+ * The workers' polling: a poll that fails is reported and the loop polls again; a report that fails in turn
  * (a logger that threw, as on d154ba3) neither ends the polling nor escapes as an unhandled rejection, which would
  * have ended the process.
  */

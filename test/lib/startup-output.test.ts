@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createEmptyDatabase } from '../helpers/db.js';
 
 /**
- * What `npm start` prints (issue 30, section 6): readable lines at a terminal, JSON lines anywhere else (containers,
+ * What `npm start` prints: readable lines at a terminal, JSON lines anywhere else (containers,
  * CI, a pipe to a collector), and in both the banner with the base URL and the demo key, printed once, in the banner
  * only, never in a log line. The terminal is a real pseudo-terminal (`script` from util-linux); each run starts on a new
  * database, as a first start does (migrations, the demo company).

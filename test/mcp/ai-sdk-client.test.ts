@@ -8,7 +8,7 @@ import { expectRestShaped, openShop, REQUIRED, requiredOf, resultJson, TOOL_NAME
 /**
  * The Vercel AI SDK's MCP client (@ai-sdk/mcp 2.x) as a real 2026-07-28 client, and its tools as an agent gets them
  * (`tools()`): the schema handed to the model requires only what the contract requires, and every tool's `execute`
- * succeeds with only the required arguments and again with nulls, each answer the REST one (issue 30).
+ * succeeds with only the required arguments and again with nulls, each answer the REST one.
  * It wants Node 22+, so it is not a devDependency (`npm ci` on Node 20 would print EBADENGINE): .ci/mcp-conformance.sh
  * installs it into a cache folder and runs this file on Node 24 with AI_SDK_MCP_DIR set. Without the folder the
  * file is skipped.

@@ -5,7 +5,7 @@ import { createCompanyWithKey } from '../helpers/fixtures.js';
 import { addLocations, addProduct } from '../helpers/catalogue-fixtures.js';
 
 /**
- * What every real MCP client is run through (issue 30): each tool called once with only the arguments the contract
+ * What every real MCP client is run through: each tool called once with only the arguments the contract
  * requires and once more with `null` for every optional one, on a listening app and a real database, and each
  * answer compared with the REST answer to the same request. Shared by the official SDK, Vercel AI SDK, LangChain,
  * OpenAI Agents SDK and Inspector CLI tests.

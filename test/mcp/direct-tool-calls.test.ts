@@ -5,7 +5,7 @@ import { BASE, shop } from '../helpers/orders.js';
 import { directModernToolCall, directToolCall, invalidRequestId, modernHeadersOf, normaliseNulls } from '../../src/mcp/protocol.js';
 
 /**
- * A single tools/call is answered without the SDK's per-request server and transport (issue 16), in the 2025 era and
+ * A single tools/call is answered without the SDK's per-request server and transport, in the 2025 era and
  * in revision 2026-07-28 (with its standard headers and `_meta` envelope plainly right). Two
  * instances on one database, one answering such calls directly (the default) and one sending every request through
  * the SDK (`MCP_DIRECT_TOOL_CALLS=false`), must answer every request alike: status, content type and JSON body.

@@ -8,7 +8,7 @@ import { expectRestShaped, openShop, TOOL_NAMES, toolCalls, type Shop } from './
 
 /**
  * The MCP Inspector's command line (`@modelcontextprotocol/inspector`, pinned in .ci/mcp-conformance.sh) against the
- * listening app (issue 30): `tools/list --strict`, its tool-schema portability lint, finds nothing (no error, no
+ * listening app: `tools/list --strict`, its tool-schema portability lint, finds nothing (no error, no
  * warning) in either protocol era, and `tools/call` succeeds for every tool with only the required arguments and
  * again with nulls, each answer the REST one. It wants Node 22.19+, so it is not a devDependency: CI installs it into
  * the cache folder and runs this file on Node 24 with INSPECTOR_DIR set. Without the folder the file is skipped.

@@ -9,7 +9,7 @@ import { expectRestShaped, openShop, REQUIRED, requiredOf, TOOL_NAMES, toolCalls
 
 /**
  * LangChain's MCP adapters (`loadMcpTools` over the official SDK client) run by a LangGraph `ToolNode`, as an agent
- * graph runs them (issue 30). The adapters validate a call against the converted schema before sending it, so a
+ * graph runs them. The adapters validate a call against the converted schema before sending it, so a
  * schema that marks an optional parameter required makes them refuse a call that leaves it out, and one they convert
  * to a plain object refuses null there. Every tool is called with only the required arguments and again with nulls
  * (`delivery_address: null` too), each call reaching the service and each answer the REST one.

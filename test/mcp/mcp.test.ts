@@ -503,7 +503,7 @@ describe('agents send nulls: every optional argument of every tool takes null as
     ['get_product', { id: 'SHIRT-RED-XL' }, {}],
   ];
 
-  it('tools/list requires only what the contract requires and names every optional argument nullable (issue 30)', async () => {
+  it('tools/list requires only what the contract requires and names every optional argument nullable', async () => {
     const { tools } = await client.listTools();
     const optionalOf = Object.fromEntries(cases.map(([name, , nulls]) => [name, Object.keys(nulls)]));
     type Prop = { type?: string | string[]; anyOf?: Prop[]; properties?: Record<string, Prop>; required?: string[]; additionalProperties?: unknown };

@@ -7,7 +7,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { expectRestShaped, openShop, REQUIRED, requiredOf, TOOL_NAMES, toolCalls, type Shop } from './client-calls.js';
 
 /**
- * The OpenAI Agents SDK (`@openai/agents`) as an agent runs MCP tools (issue 30): an `Agent` with our server as an
+ * The OpenAI Agents SDK (`@openai/agents`) as an agent runs MCP tools: an `Agent` with our server as an
  * `MCPServerStreamableHttp` and `mcpConfig.convertSchemasToStrict: true`. We publish the contract's form (only its
  * required parameters required); the SDK derives OpenAI's strict form from it: every tool converts with
  * `strict: true`, the derived schema follows the strict-mode rules and differs from ours only by listing every

@@ -6,7 +6,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { expectRestShaped, openShop, REQUIRED, requiredOf, resultJson, TOOL_NAMES, toolCalls, type Shop } from './client-calls.js';
 
 /**
- * The official SDK client (issue 30): the published schemas say what the contract says (only its required
+ * The official SDK client: the published schemas say what the contract says (only its required
  * parameters required, every optional one nullable, no `type` list anywhere), the calls every other client test
  * makes are valid against them, and the client calls every tool with only the required arguments and again with
  * nulls, each answer the REST one.

@@ -8,8 +8,8 @@ import { createPgDatabase } from '../../src/db/client.js';
 import { createServices } from '../../src/services.js';
 
 /**
- * An order reads and locks its own stock rows by primary key, never by scanning the company's stock (issue 16,
- * migration 0019): before, reserve_stock() scanned every stock row of the company three times per order (half an
+ * An order reads and locks its own stock rows by primary key, never by scanning the company's stock
+ * (migration 0019): before, reserve_stock() scanned every stock row of the company three times per order (half an
  * order's database CPU at 1,000 products, and growing with the catalogue). Checked with PostgreSQL's own counters on
  * one connection; PostgreSQL only (PGlite has no statistics collector; on Citus the function's statements run on a
  * worker's shard, whose counters are not this database's).

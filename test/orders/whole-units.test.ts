@@ -8,7 +8,7 @@ import { count, listeningUrl, orderBody, post, shop, stockRow } from '../helpers
 
 /**
  * A product sold in counted units (PCS, BOX, DOZ...) is ordered in whole numbers; one sold by measure (KG, L, M...)
- * keeps three decimals (issue 30; docs/decisions.md). The unit is known once the item is looked up, so the refusal
+ * keeps three decimals (docs/decisions.md). The unit is known once the item is looked up, so the refusal
  * names the item's quantity at its index, over REST, MCP and the CLI alike, and nothing is written.
  */
 

@@ -14,7 +14,7 @@ import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
 import { webhookReceiver } from '../helpers/webhook-receiver.js';
 
 /**
- * Issue 30: one failed delivery ended every instance. Here the real service (`src/server.ts`, a child process) runs at
+ * A failed delivery must never end an instance. Here the real service (`src/server.ts`, a child process) runs at
  * its default settings (workers on, info logs as JSON on stdout, default timeouts, retry delays and rate limit) next to
  * peers that fail: webhook receivers that answer 500, hang past the timeout, present a self-signed certificate, refuse
  * the connection; a courier API that answers 500 and one that hangs; then its database cut away during polls. After

@@ -224,7 +224,7 @@ describe('POST /orders with hostile bodies', () => {
       [0, 400],
       ['0', 400],
       [-0, 400],
-      // the seeded variant is sold in pieces: a fraction of one is refused (whole units, issue 30)
+      // the seeded variant is sold in pieces: a fraction of one is refused (whole units)
       ['0.001', 400],
       [0.001, 400],
       ['2.000', 201],

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { phonesIn, scanLogs } from '../../scripts/scan-logs.js';
 
 /**
- * The scan CI runs over the logs of a full run of the suite (scripts/scan-logs.ts, issue 19): it must find a phone
+ * The scan CI runs over the logs of a full run of the suite (scripts/scan-logs.ts): it must find a phone
  * number however a log line writes it, and must not cry wolf at masked queries, decimals or long ids.
  */
 describe('the log scan for phone numbers', () => {

@@ -13,7 +13,7 @@ import { createCompanyWithKey } from '../helpers/fixtures.js';
 import { BASE, listeningUrl, orderBody, uid } from '../helpers/orders.js';
 
 /**
- * Numeric bounds (issue 30): every number a writer accepts (REST PUT /catalog/stock, POST /orders, MCP place_order, the
+ * Numeric bounds: every number a writer accepts (REST PUT /catalog/stock, POST /orders, MCP place_order, the
  * catalogue import file, the CLI's stock file and draft orders) keeps every figure derived from it inside its type, and
  * the rest is refused with 400 validation_failed naming the field. Property-based: fast-check drives values at and
  * around the bounds through each writer, then every reader (browse, search, in_stock=true, detail, MCP browse_catalog,

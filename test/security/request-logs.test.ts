@@ -13,7 +13,7 @@ import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { BASE, orderBody, shop } from '../helpers/orders.js';
 
 /**
- * Issue 30, section 3: request lines, refusal messages and metrics never hold a secret of a URL (a feed's secret, an
+ * Request lines, refusal messages and metrics never hold a secret of a URL (a feed's secret, an
  * invoice or photo link's signature and expiry, an API key put in a query) nor a customer's phone or e-mail, wherever
  * a request puts them (path, query, order reference, body). Every route of the app is called, as `npm start` builds
  * it (the same logger and serializers, the default level), and the captured log is searched for every value in

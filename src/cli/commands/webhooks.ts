@@ -24,7 +24,7 @@ const DELIVERY_COLUMNS: Column[] = [
 
 const companyFlag = { company: { type: 'string' } } as const;
 
-/** `webhook add|list|remove|rotate|test|deliveries|resend` and `customer opt-out` (issue 14). */
+/** `webhook add|list|remove|rotate|test|deliveries|resend` and `customer opt-out`. */
 export const webhookCommands: CommandGroup = {
   'webhook add': {
     usage: `webhook add --company <id|slug> --url <https://…> --events <type,type|all> [--description <text>]`,
