@@ -1,6 +1,7 @@
 import { courierEntry } from './registry.js';
 import { settingsNamed, storedSettings } from './settings.js';
-import type { CourierAdapter, CourierConfig, ShipmentStatus } from './types.js';
+import type { CourierAdapter, ShipmentStatus } from './types.js';
+import type { CourierConfig } from './registry.js';
 import { CourierError } from './types.js';
 
 export * from './types.js';

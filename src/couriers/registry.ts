@@ -1,7 +1,7 @@
 import { delhiveryCourier } from './delhivery.js';
 import { manualCourier } from './manual.js';
 import { shiprocketCourier } from './shiprocket.js';
-import type { CourierEntry } from './types.js';
+import type { CourierConfigOf, CourierEntry } from './types.js';
 
 /**
  * Every courier the service can use, one line each. A new courier is its file (an entry made with
@@ -12,6 +12,8 @@ import type { CourierEntry } from './types.js';
 export const COURIER_REGISTRY = [manualCourier, shiprocketCourier, delhiveryCourier] as const;
 
 export type AdapterName = (typeof COURIER_REGISTRY)[number]['name'];
+/** A company's courier settings as stored, named by a courier of the registry (never log this object: credentials). */
+export type CourierConfig = CourierConfigOf<AdapterName>;
 export const COURIER_ADAPTERS: readonly AdapterName[] = COURIER_REGISTRY.map((c) => c.name);
 
 const BY_NAME = new Map<string, CourierEntry>(COURIER_REGISTRY.map((c) => [c.name, c]));

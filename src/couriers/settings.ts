@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { CourierConfig, CourierSettingsInput } from './types.js';
+import type { CourierConfigOf, CourierSettingsInput } from './types.js';
 
 /** A setting a courier cannot work without; absent or empty, it is reported as required for that courier. */
 export const requiredSetting = (courier: string) => z.string({ error: `required for the ${courier} adapter` }).min(1, `required for the ${courier} adapter`);
@@ -10,7 +10,7 @@ export const apiUrl = (courier: string) => requiredSetting(courier).regex(/^http
 const given = (v: string | null | undefined) => (v === null || v === undefined || v === '' ? undefined : v);
 
 /** The stored columns as a courier's configSchema reads them: the one secret column answers to `password` and `token`. */
-export function storedSettings(config: Omit<CourierConfig, 'adapter'> | null | undefined): CourierSettingsInput {
+export function storedSettings(config: Omit<CourierConfigOf, 'adapter'> | null | undefined): CourierSettingsInput {
   if (!config) return {};
   const secret = given(config.apiPassword);
   return { baseUrl: given(config.baseUrl), email: given(config.apiEmail), password: secret, token: secret, pickupLocation: given(config.pickupLocation) };

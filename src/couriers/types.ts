@@ -1,6 +1,5 @@
 import type { z } from 'zod';
 import { SHIPMENT_STATUSES, type ShipmentStatus } from '../contract/statuses.js';
-import type { AdapterName } from './registry.js';
 
 // The status set is part of the wire contract; couriers' code keeps importing it from here.
 export { SHIPMENT_STATUSES, type ShipmentStatus };
@@ -36,8 +35,8 @@ export function shipmentMove(from: ShipmentStatus, to: ShipmentStatus): 'same' |
  * generic: `apiPassword` holds the courier's secret (Shiprocket's password, Delhivery's API token); what a
  * courier needs of them is its registry entry's `configSchema` (registry.ts).
  */
-export interface CourierConfig {
-  adapter: AdapterName;
+export interface CourierConfigOf<N extends string = string> {
+  adapter: N;
   baseUrl: string | null;
   apiEmail: string | null;
   apiPassword: string | null;
@@ -87,7 +86,8 @@ export class CourierError extends Error {
 }
 
 export interface CourierAdapter {
-  readonly name: AdapterName;
+  /** the registry's name of its courier (registry.ts) */
+  readonly name: string;
   /** Books a parcel and returns its AWB; null when the adapter cannot book by itself (manual: staff do). */
   book(req: BookingRequest, signal: AbortSignal): Promise<Booking | null>;
   /** The courier's latest state for an AWB, mapped to the spec's set; null when the courier cannot say. */

@@ -1,6 +1,6 @@
 import type { Config } from '../config.js';
 import type { Db } from '../db/index.js';
-import { courierAdapter, CourierError, type CourierAdapter, type CourierConfig } from '../couriers/index.js';
+import { adapterName, courierAdapter, CourierError, type CourierAdapter, type CourierConfig } from '../couriers/index.js';
 import { newId } from '../lib/ids.js';
 import { companiesInTurn, pollLoop } from '../lib/poll-loop.js';
 import { money } from '../lib/money.js';
@@ -125,7 +125,7 @@ export function createCourierWorker(deps: {
         ? await insertShipment(tx, companyId, {
             id,
             orderId,
-            adapter: adapter.name,
+            adapter: adapterName(adapter.name),
             courier: booking.courier,
             awb: booking.awb,
             status: 'booked',
@@ -134,7 +134,15 @@ export function createCourierWorker(deps: {
             courierShipmentId: booking.courierShipmentId,
           })
         : // manual: nothing is booked; the shipment waits for staff to enter AWB and courier
-          await insertShipment(tx, companyId, { id, orderId, adapter: adapter.name, courier: null, awb: null, status: 'pending', trackingUrl: null });
+          await insertShipment(tx, companyId, {
+            id,
+            orderId,
+            adapter: adapterName(adapter.name),
+            courier: null,
+            awb: null,
+            status: 'pending',
+            trackingUrl: null,
+          });
       if (inserted && booking) await recordOrderEvent(tx, companyId, 'shipment.updated', orderId, new Date());
       if (inserted) {
         await insertShipmentEvent(tx, companyId, {
