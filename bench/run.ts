@@ -1,10 +1,15 @@
 /**
- * npm run bench [-- --duration 5 --rounds 3 --quick --soak 10 --no-write --only 'name part,name part']
+ * npm run bench [-- --duration 5 --rounds 3 --quick --soak 10 --no-write --only 'name part,name part' --against DIR]
  *
  * Benchmarks the real service (child process, rate limiter ON) against baselines measured in the same run:
  * a bare Fastify route and SELECT 1 through the same pool (same process), and pgbench running the database
  * work of an order (order-mimic). Every workload runs in each of `rounds` rounds, taken in rotation, and the
  * median is reported with its ratio to the baseline. The table is printed and appended to docs/performance.md.
+ *
+ * --against DIR: a before/after comparison on a machine whose speed moves. A second server is started from another
+ * checkout (DIR, e.g. a worktree of an older commit with node_modules) against the same database, and every service
+ * workload runs on both in each round, back to back, the order alternating by round; the report adds both sides'
+ * medians and their ratios to their own `SELECT 1` route. Drift between runs no longer lands on one side.
  */
 import { execFileSync } from 'node:child_process';
 import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -32,6 +37,7 @@ const { values: args } = parseArgs({
     soak: { type: 'string', default: '0' },
     'no-write': { type: 'boolean', default: false },
     only: { type: 'string' },
+    against: { type: 'string' },
   },
 });
 const DURATION = Number(args.duration);
@@ -143,7 +149,7 @@ function orderBody(ref: string, sku: string) {
 
 // ---------------------------------------------------------------- server
 
-const startServer = () => startBenchServer('bench/server.ts', { DATABASE_URL: BENCH_URL, LOG_LEVEL: 'warn', DB_POOL_MAX: '20' });
+const startServer = (cwd?: string) => startBenchServer('bench/server.ts', { DATABASE_URL: BENCH_URL, LOG_LEVEL: 'warn', DB_POOL_MAX: '20' }, cwd);
 
 function rssMb(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -413,6 +419,31 @@ const TARGETS: Target[] = [
   { label: 'p99 POST /orders uniform, c=10', value: (m) => m.get('POST /orders uniform@10')?.p99, goal: '<= 20 ms', ok: (v) => v <= 20, unit: 'ms' },
 ];
 
+/**
+ * --against: each service workload on both servers, as a ratio to that server's own `SELECT 1` route at the same
+ * concurrency, and the change of this checkout's ratio against the other's.
+ */
+function comparison(mine: Map<string, Measure>, theirs: Map<string, Measure>, dir: string): string[] {
+  const theirCommit = execFileSync('git', ['-C', dir, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
+  const rows = [...theirs.keys()].map((k) => {
+    const [name, c] = k.split('@');
+    const base = `SELECT 1 route (baseline)@${c}`;
+    const a = theirs.get(k)!;
+    const b = mine.get(k)!;
+    const ra = a.rps / theirs.get(base)!.rps;
+    const rb = b.rps / mine.get(base)!.rps;
+    const change = ((rb / ra - 1) * 100).toFixed(1);
+    return `| ${name} | ${c} | ${a.rps.toFixed(0)} | ${b.rps.toFixed(0)} | ${ra.toFixed(3)} | ${rb.toFixed(3)} | ${Number(change) >= 0 ? '+' : ''}${change}% | ${a.p50.toFixed(1)} / ${a.p99.toFixed(1)} | ${b.p50.toFixed(1)} / ${b.p99.toFixed(1)} |`;
+  });
+  return [
+    `Against ${theirCommit} (${dir}), each workload on both servers in every round, the order alternating:`,
+    '',
+    `| Workload | c | ${theirCommit} req/s | this req/s | ${theirCommit} ÷ SELECT 1 | this ÷ SELECT 1 | change | p50 / p99 ms ${theirCommit} | this |`,
+    '|---|---|---|---|---|---|---|---|---|',
+    ...rows,
+  ];
+}
+
 function machine(): string {
   const cpu = cpus()[0]?.model ?? 'unknown CPU';
   let pgVersion: string;
@@ -438,22 +469,33 @@ async function main() {
   log(`data: ${SMALL.toLocaleString()} and ${LARGE.toLocaleString()} products, ${PAST_ORDERS.toLocaleString()} past orders; ${ROUNDS} rounds of ${DURATION} s`);
   const fixture = await setUp();
   const { child, port } = await startServer();
+  const other = args.against ? await startServer(args.against) : undefined;
   const results = new Map<string, Measure[]>();
+  const otherResults = new Map<string, Measure[]>();
   let rss = '';
   try {
     const all = workloads(port, fixture, hasPgbench);
     // --only 'a,b': the workloads whose names contain any of the comma-separated parts
     const only = args.only?.split(',').filter(Boolean);
-    const list = only ? all.filter((x) => only.some((part) => x.name.includes(part))) : all;
-    log(`warm-up (${list.length} workloads, 1 s each)`);
-    for (const w of list) await w.run(1);
+    const chosen = (ws: Workload[]) => (only ? ws.filter((x) => only.some((part) => x.name.includes(part))) : ws);
+    const list = chosen(all);
+    // the other checkout's server takes the same service workloads (pgbench runs no server code: measured once)
+    const otherList = other ? chosen(workloads(other.port, fixture, false)) : [];
+    const otherOf = new Map(otherList.map((w) => [key(w), w]));
+    log(`warm-up (${list.length + otherList.length} workloads, 1 s each)`);
+    for (const w of [...list, ...otherList]) await w.run(1);
     const warmRss = rssMb(child.pid!);
     for (let round = 1; round <= ROUNDS; round++) {
       for (const [i, w] of list.entries()) {
         log(`round ${round}/${ROUNDS}  ${i + 1}/${list.length}  ${w.name} c=${w.connections}`);
-        await autoanalyze();
-        const m = await w.run(DURATION);
-        results.set(key(w), [...(results.get(key(w)) ?? []), m]);
+        const twin = otherOf.get(key(w));
+        const sides: [Workload, Map<string, Measure[]>][] = [[w, results]];
+        if (twin) sides[round % 2 ? 'push' : 'unshift']([twin, otherResults]);
+        for (const [workload, into] of sides) {
+          await autoanalyze();
+          const m = await workload.run(DURATION);
+          into.set(key(w), [...(into.get(key(w)) ?? []), m]);
+        }
       }
     }
     const soakMinutes = Number(args.soak);
@@ -473,16 +515,23 @@ async function main() {
     }
   } finally {
     child.kill('SIGTERM');
+    other?.child.kill('SIGTERM');
   }
 
-  const med = new Map<string, Measure>();
-  for (const [k, ms] of results)
-    med.set(k, {
-      rps: median(ms.map((m) => m.rps)),
-      p50: median(ms.map((m) => m.p50)),
-      p99: median(ms.map((m) => m.p99)),
-      errors: ms.reduce((s, m) => s + m.errors, 0),
-    });
+  const medians = (from: Map<string, Measure[]>) =>
+    new Map(
+      [...from].map(([k, ms]) => [
+        k,
+        {
+          rps: median(ms.map((m) => m.rps)),
+          p50: median(ms.map((m) => m.p50)),
+          p99: median(ms.map((m) => m.p99)),
+          errors: ms.reduce((s, m) => s + m.errors, 0),
+        },
+      ]),
+    );
+  const med = medians(results);
+  const otherMed = medians(otherResults);
 
   const rows = [...med.entries()].map(([k, m]) => {
     const [name, c] = k.split('@');
@@ -507,6 +556,7 @@ async function main() {
     '|---|---|---|---|',
     ...targetRows,
     ...(rss ? ['', rss] : []),
+    ...(args.against ? ['', ...comparison(med, otherMed, args.against)] : []),
     '',
   ].join('\n');
   process.stdout.write(`\n${report}\n`);
