@@ -423,7 +423,7 @@ const TARGETS: Target[] = [
  * --against: each service workload on both servers, as a ratio to that server's own `SELECT 1` route at the same
  * concurrency, and the change of this checkout's ratio against the other's.
  */
-function comparison(mine: Map<string, Measure>, theirs: Map<string, Measure>, dir: string): string[] {
+function comparison(mine: Map<string, Measure>, theirs: Map<string, Measure>, dir: string, rounds: { mine: Map<string, Measure[]>; theirs: Map<string, Measure[]> }): string[] {
   const theirCommit = execFileSync('git', ['-C', dir, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
   const rows = [...theirs.keys()].map((k) => {
     const [name, c] = k.split('@');
@@ -432,14 +432,18 @@ function comparison(mine: Map<string, Measure>, theirs: Map<string, Measure>, di
     const b = mine.get(k)!;
     const ra = a.rps / theirs.get(base)!.rps;
     const rb = b.rps / mine.get(base)!.rps;
-    const change = ((rb / ra - 1) * 100).toFixed(1);
-    return `| ${name} | ${c} | ${a.rps.toFixed(0)} | ${b.rps.toFixed(0)} | ${ra.toFixed(3)} | ${rb.toFixed(3)} | ${Number(change) >= 0 ? '+' : ''}${change}% | ${a.p50.toFixed(1)} / ${a.p99.toFixed(1)} | ${b.p50.toFixed(1)} / ${b.p99.toFixed(1)} |`;
+    const pct = (x: number) => `${x >= 0 ? '+' : ''}${(x * 100).toFixed(1)}%`;
+    // the same round's two measurements, taken seconds apart: the machine's drift between rounds cancels
+    const A = rounds.theirs.get(k)!;
+    const B = rounds.mine.get(k)!;
+    const paired = median(A.map((m, r) => B[r].rps / m.rps)) - 1;
+    return `| ${name} | ${c} | ${a.rps.toFixed(0)} | ${b.rps.toFixed(0)} | ${ra.toFixed(3)} | ${rb.toFixed(3)} | ${pct(rb / ra - 1)} | ${pct(paired)} | ${a.p50.toFixed(1)} / ${a.p99.toFixed(1)} | ${b.p50.toFixed(1)} / ${b.p99.toFixed(1)} |`;
   });
   return [
     `Against ${theirCommit} (${dir}), each workload on both servers in every round, the order alternating:`,
     '',
-    `| Workload | c | ${theirCommit} req/s | this req/s | ${theirCommit} ÷ SELECT 1 | this ÷ SELECT 1 | change | p50 / p99 ms ${theirCommit} | this |`,
-    '|---|---|---|---|---|---|---|---|---|',
+    `| Workload | c | ${theirCommit} req/s | this req/s | ${theirCommit} ÷ SELECT 1 | this ÷ SELECT 1 | change of the ratio | this ÷ ${theirCommit}, same round (median) | p50 / p99 ms ${theirCommit} | this |`,
+    '|---|---|---|---|---|---|---|---|---|---|',
     ...rows,
   ];
 }
@@ -556,7 +560,7 @@ async function main() {
     '|---|---|---|---|',
     ...targetRows,
     ...(rss ? ['', rss] : []),
-    ...(args.against ? ['', ...comparison(med, otherMed, args.against)] : []),
+    ...(args.against ? ['', ...comparison(med, otherMed, args.against, { mine: results, theirs: otherResults })] : []),
     '',
   ].join('\n');
   process.stdout.write(`\n${report}\n`);
