@@ -423,7 +423,12 @@ const TARGETS: Target[] = [
  * --against: each service workload on both servers, as a ratio to that server's own `SELECT 1` route at the same
  * concurrency, and the change of this checkout's ratio against the other's.
  */
-function comparison(mine: Map<string, Measure>, theirs: Map<string, Measure>, dir: string, rounds: { mine: Map<string, Measure[]>; theirs: Map<string, Measure[]> }): string[] {
+function comparison(
+  mine: Map<string, Measure>,
+  theirs: Map<string, Measure>,
+  dir: string,
+  rounds: { mine: Map<string, Measure[]>; theirs: Map<string, Measure[]> },
+): string[] {
   const theirCommit = execFileSync('git', ['-C', dir, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
   const rows = [...theirs.keys()].map((k) => {
     const [name, c] = k.split('@');
