@@ -8,3 +8,4 @@ export * from './orders.js';
 export * from './fulfilment.js';
 export * from './select.js';
 export * from './events.js';
+export * from './checkout.js';
