@@ -124,3 +124,15 @@ CREATE TABLE idempotency_records (
   PRIMARY KEY (company_id, scope, key)
 );
 CREATE INDEX idempotency_records_created ON idempotency_records (created_at);
+
+-- Addresses a buyer gave in a checkout, kept for that buyer (by e-mail or phone: 'email:<lower-case>' or
+-- 'phone:<E.164>') and offered at their next checkout, as a storefront's address book is. Not the customers table:
+-- a UCP buyer may come with an e-mail alone, and customers are keyed by phone.
+CREATE TABLE buyer_addresses (
+  company_id text NOT NULL REFERENCES companies (id),
+  buyer_key text NOT NULL,
+  id text NOT NULL,
+  address jsonb NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (company_id, buyer_key, id)
+);

@@ -157,3 +157,18 @@ export type UcpSettingsRow = typeof ucpSettings.$inferSelect;
 export type ShippingRateRow = typeof shippingRates.$inferSelect;
 export type DiscountCodeRow = typeof discountCodes.$inferSelect;
 export type CheckoutSessionRow = typeof checkoutSessions.$inferSelect;
+
+/** Addresses a checkout's buyer gave, offered at their next checkout ('email:…' or 'phone:…' as buyer_key). */
+export const buyerAddresses = pgTable(
+  'buyer_addresses',
+  {
+    company_id: text()
+      .notNull()
+      .references(() => companies.id),
+    buyer_key: text().notNull(),
+    id: text().notNull(),
+    address: jsonb().notNull(),
+    created_at: timestamptz().notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.company_id, t.buyer_key, t.id] })],
+);
