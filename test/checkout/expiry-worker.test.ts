@@ -1,4 +1,5 @@
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
+import { PgDialect } from 'drizzle-orm/pg-core';
 import { describe, expect, it } from 'vitest';
 import { createCheckoutExpiryWorker, type ExpiryWorkerStage } from '../../src/checkout/expiry-worker.js';
 import { holdStock, insufficientStock } from '../../src/orders/reservations.js';
@@ -45,6 +46,18 @@ const expiryLogs = (checkoutId: string) => ctx.logs.filter((l) => l.component ==
 async function expectSound(s: Shop) {
   const a = await auditCompany(ctx.db, s.companyId);
   expect({ stock: a.stock, partial: a.partial, orphans: a.orphans, strayHolds: a.strayHolds }).toEqual({ stock: [], partial: [], orphans: [], strayHolds: [] });
+}
+
+/** The real database, with `then` run as soon as the poll's read of due sessions has answered: before any claim. */
+function actingAfterPoll(then: () => Promise<unknown>): typeof ctx.db {
+  const dialect = new PgDialect();
+  return Object.assign(Object.create(ctx.db) as typeof ctx.db, {
+    async query<T>(query: SQL, name?: string): Promise<T[]> {
+      const rows = await ctx.db.query<T>(query, name);
+      if (dialect.sqlToQuery(query).sql.includes('checkout.expired-sessions')) await then();
+      return rows;
+    },
+  });
 }
 
 const later = <T>(ms: number, fn: () => Promise<T>) => new Promise<void>((r) => setTimeout(r, ms)).then(fn);
@@ -103,6 +116,20 @@ describe('checkout expiry worker', () => {
     await w.runOnce();
     expect(await reserved(s, 'A')).toBe('7.000');
     expect(expiryLogs(expired)).toHaveLength(1);
+  });
+
+  it("a session completed after the poll read it is claimed by no one: it stays completed, its stock the order's", async () => {
+    const s = await shopWith({ A: '1' });
+    const chk = await addCheckout(ctx.db, s.companyId, { expiresInMs: -1000 });
+    await hold(s, chk, [s.item('A', '1')]);
+    let orderId = '';
+    const w = worker({ db: actingAfterPoll(async () => (orderId = (await completeCheckout(ctx.db, s.companyId, chk, [s.item('A', '1')])).id)) });
+    await w.runOnce();
+    expect(orderId).not.toBe('');
+    expect(await checkoutRow(ctx.db, s.companyId, chk)).toEqual({ status: 'completed', order_id: orderId });
+    expect((await reservationsOf(ctx.db, s.companyId, chk)).map((r) => [r.status, r.order_id])).toEqual([['open', orderId]]);
+    expect(await reserved(s, 'A')).toBe('1.000');
+    await expectSound(s);
   });
 
   it('once started, polls by itself: a session that expires later is released', async () => {
