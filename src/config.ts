@@ -96,6 +96,8 @@ export const configSchema = z.object({
   COURIER_TIMEOUT_MS: z.coerce.number().int().min(100).default(15_000),
   COURIER_CALLBACK_TOLERANCE_S: z.coerce.number().int().min(1).max(3600).default(300),
   COURIER_CALLBACK_RATE_LIMIT: z.coerce.number().int().min(1).default(600),
+  // How often each instance looks for open checkouts past their expiry, to release their held stock.
+  CHECKOUT_EXPIRY_POLL_MS: z.coerce.number().int().min(10).default(5_000),
   INVOICE_DUE_DAYS: z.coerce.number().int().min(0).max(365).default(15),
   // How long a signed invoice link stays valid (a customer opens it from a chat, often later than a photo link).
   INVOICE_LINK_TTL_SECONDS: z.coerce
