@@ -7,6 +7,7 @@ import { billingCommands } from './commands/billing.js';
 import { courierCommands } from './commands/couriers.js';
 import { dbCommands } from './commands/db.js';
 import { webhookCommands } from './commands/webhooks.js';
+import { ucpCommands } from './commands/ucp.js';
 
 /** Every admin command, group by group, in the order --help lists them. A new group is one line here. */
 export const COMMANDS: CommandGroup = {
@@ -17,5 +18,6 @@ export const COMMANDS: CommandGroup = {
   ...billingCommands,
   ...courierCommands,
   ...webhookCommands,
+  ...ucpCommands,
   ...dbCommands,
 };
