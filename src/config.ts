@@ -67,6 +67,17 @@ export const configSchema = z.object({
   FEED_RATE_LIMIT: z.coerce.number().int().min(1).default(30),
   PHOTO_LINK_RATE_LIMIT: z.coerce.number().int().min(1).default(1200),
   MEDIA_DIR: z.string().min(1).default('./media'),
+  // The public UCP business endpoints (/ucp/<slug>/…, /.well-known/ucp): requests per client address and company, and
+  // per company from every address, per RATE_LIMIT_WINDOW_MS; past either 429. Generous: an agent's checkout is a few
+  // dozen requests, the UCP conformance suite about 600 in a few minutes.
+  UCP_RATE_LIMIT: z.coerce.number().int().min(1).default(600),
+  UCP_COMPANY_RATE_LIMIT: z.coerce.number().int().min(1).default(6000),
+  // Where the profile's dev.ucp.* spec and schema links point (https://ucp.dev in production); empty: to the minimal
+  // documents this service serves under each company's endpoint, which answer without leaving the machine.
+  UCP_DOCS_BASE_URL: optionalString.pipe(z.url().optional()),
+  // The UCP conformance suite's payment handlers (google_pay, mock_payment_handler, shop_pay) in every profile: for a
+  // conformance run only, never in production (they take no real payment).
+  UCP_TEST_HANDLERS: flag('false'),
   // Catalogue read models held per instance: least recently used companies leave past this many MB.
   CATALOGUE_CACHE_MB: z.coerce.number().min(0).default(512),
   // A single MCP tools/call (2025 era or 2026-07-28) answered without the SDK's per-request server (docs/decisions.md);

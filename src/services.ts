@@ -11,6 +11,8 @@ import { createFulfilmentService } from './fulfilment/fulfilment.service.js';
 import { createWebhookService } from './events/webhooks.service.js';
 import { createShippingRateService } from './checkout/shipping-rates.service.js';
 import { createDiscountCodeService } from './checkout/discount-codes.service.js';
+import { createUcpSettingsService } from './checkout/ucp-settings.service.js';
+import { createUcpDiscovery } from './checkout/ucp-discovery.service.js';
 
 /**
  * Every service, built once per process from its narrow dependencies; REST and MCP call the same ones. Catalogue reads
@@ -31,6 +33,8 @@ export function createServices({ db, config }: { db: Db & { replica?: Db }; conf
     webhooks: createWebhookService({ db, config }),
     shippingRates: createShippingRateService({ db }),
     discountCodes: createDiscountCodeService({ db }),
+    ucpSettings: createUcpSettingsService({ db }),
+    ucpDiscovery: createUcpDiscovery({ db, config }),
   };
 }
 

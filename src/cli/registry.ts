@@ -8,6 +8,7 @@ import { courierCommands } from './commands/couriers.js';
 import { dbCommands } from './commands/db.js';
 import { webhookCommands } from './commands/webhooks.js';
 import { checkoutCommands } from './commands/checkout.js';
+import { ucpCommands } from './commands/ucp.js';
 
 /** Every admin command, group by group, in the order --help lists them. A new group is one line here. */
 export const COMMANDS: CommandGroup = {
@@ -19,5 +20,6 @@ export const COMMANDS: CommandGroup = {
   ...courierCommands,
   ...webhookCommands,
   ...checkoutCommands,
+  ...ucpCommands,
   ...dbCommands,
 };

@@ -59,7 +59,7 @@ describe('request logs at the default level', () => {
   it('every route, with phones, e-mails, feed secrets, signatures and keys in every place they go: none reaches the log or the metrics', async () => {
     const s = await shop(a, [{ sku: 'LOGS', name: 'Log Lamp', variants: [{ sku: 'LOGS-1', selling_price: '100.00', stock: '50' }] }]);
     const key = { 'x-api-key': s.key };
-    const full = await a.services.keys.create(s.companyId, 'all', ['webhooks', 'catalogue']);
+    const full = await a.services.keys.create(s.companyId, 'all', ['webhooks', 'catalogue', 'ucp']);
     const admin = { 'x-api-key': full.key };
     const json = { 'content-type': 'application/json' };
 
@@ -133,6 +133,18 @@ describe('request logs at the default level', () => {
       },
       { url: `${BASE}/webhooks?${personal}`, headers: admin },
       { method: 'DELETE', url: `${BASE}/webhooks/${DIGITS}?${personal}`, headers: admin },
+      // the company's UCP business, turned on, then its public profile, documents and host
+      { method: 'PUT', url: `${BASE}/ucp/settings?${personal}`, headers: admin, payload: { enabled: true } },
+      { url: `${BASE}/ucp/settings?${personal}`, headers: admin },
+      { method: 'POST', url: `${BASE}/ucp/hosts`, headers: admin, payload: { host: `logs-${s.company.slug}.example.in` } },
+      { url: `${BASE}/ucp/hosts?${personal}`, headers: admin },
+      { method: 'DELETE', url: `${BASE}/ucp/hosts/${DIGITS}.example.in?${personal}`, headers: admin },
+      { url: `/ucp/${s.company.slug}/.well-known/ucp?${personal}` },
+      { url: `/ucp/${s.company.slug}/2026-01-11/.well-known/ucp` },
+      { url: `/ucp/${s.company.slug}/2026-01-11/docs/specification/checkout?${personal}` },
+      { url: `/ucp/${DIGITS}/2026-01-11/docs/${q(EMAIL)}` },
+      { url: `/ucp/${q(EMAIL)}/${feedToken}?${personal}` },
+      { url: '/.well-known/ucp', headers: { host: `logs-${s.company.slug}.example.in` } },
       mcp('get_order', { reference: REFERENCE, phone: PHONE }),
       mcp('get_order', { reference: UNKNOWN_REFERENCE }),
       mcp('find_customer', { phone: PHONE }),

@@ -133,7 +133,7 @@ export const checkoutSessions = pgTable(
     foreignKey({ columns: [t.company_id, t.order_id], foreignColumns: [orders.company_id, orders.id] }),
     index('checkout_sessions_open_expiry')
       .on(t.expires_at)
-      .where(sql`status IN ('incomplete', 'requires_escalation', 'ready_for_complete')`),
+      .where(sql`status = ANY (ARRAY['incomplete', 'requires_escalation', 'ready_for_complete'])`),
   ],
 );
 
