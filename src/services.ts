@@ -9,6 +9,7 @@ import { createCatalogueServices } from './catalogue/index.js';
 import { createItemService } from './catalogue/items.service.js';
 import { createFulfilmentService } from './fulfilment/fulfilment.service.js';
 import { createWebhookService } from './events/webhooks.service.js';
+import { createPaymentService } from './payments/payments.service.js';
 
 /**
  * Every service, built once per process from its narrow dependencies; REST and MCP call the same ones. Catalogue reads
@@ -27,6 +28,7 @@ export function createServices({ db, config }: { db: Db & { replica?: Db }; conf
     items: createItemService({ db }),
     fulfilment: createFulfilmentService({ db, config }),
     webhooks: createWebhookService({ db, config }),
+    payments: createPaymentService({ db, config }),
   };
 }
 

@@ -5,6 +5,7 @@ import { catalogCommands } from './commands/catalog.js';
 import { orderCommands } from './commands/orders.js';
 import { billingCommands } from './commands/billing.js';
 import { courierCommands } from './commands/couriers.js';
+import { paymentCommands } from './commands/payments.js';
 import { dbCommands } from './commands/db.js';
 import { webhookCommands } from './commands/webhooks.js';
 
@@ -16,6 +17,7 @@ export const COMMANDS: CommandGroup = {
   ...orderCommands,
   ...billingCommands,
   ...courierCommands,
+  ...paymentCommands,
   ...webhookCommands,
   ...dbCommands,
 };

@@ -13,13 +13,15 @@ import { registerOpsRoutes } from './ops.js';
 import { registerMediaRoutes } from './media.js';
 import { registerInvoiceRoutes } from './invoices.js';
 import { registerCourierCallbackRoutes } from './courier-callbacks.js';
+import { registerPaymentWebhookRoutes } from './payment-webhooks.js';
 import { registerMcpRoutes } from '../../mcp/mcp.routes.js';
 import type { OverloadState } from '../overload.js';
 import { registerPublicLimits } from '../public-rate-limit.js';
 
 /**
  * Routes outside the base path and without an API key: probes, signed photo and invoice links and catalogue feeds (rate
- * limited per client address and company), signed courier callbacks.
+ * limited per client address and company), signed courier callbacks, and signed Razorpay webhooks (under the base path,
+ * but without a key).
  */
 export function registerPublicRoutes(
   app: FastifyInstance,
@@ -41,6 +43,7 @@ export function registerPublicRoutes(
     registerFeedRoutes(scope, services, limits.feeds);
   });
   registerCourierCallbackRoutes(app, { fulfilment: services.fulfilment, config, redis });
+  registerPaymentWebhookRoutes(app, { payments: services.payments, config, redis });
 }
 
 /** Every authenticated route under the base path; one line per door. */
