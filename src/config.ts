@@ -117,6 +117,11 @@ export const configSchema = z.object({
     .min(60)
     .max(30 * 86400)
     .default(86400),
+  // Payment providers (Razorpay): the limit of one API call; http:// and loopback or private API addresses (a
+  // simulator), for development and tests only; webhook deliveries per client address and company per window.
+  PAYMENT_API_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
+  PAYMENT_API_ALLOW_LOCAL: flag('false'),
+  PAYMENT_WEBHOOK_RATE_LIMIT: z.coerce.number().int().min(1).default(1200),
   // Catalogue import: photos named by URL (docs/catalogue-import.md). The ALLOW setting (http:// and loopback or private
   // addresses) is for development and tests only, as for webhooks.
   IMPORT_PHOTO_ALLOW_LOCAL: flag('false'),

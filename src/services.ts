@@ -13,6 +13,7 @@ import { createShippingRateService } from './checkout/shipping-rates.service.js'
 import { createDiscountCodeService } from './checkout/discount-codes.service.js';
 import { createUcpSettingsService } from './checkout/ucp-settings.service.js';
 import { createUcpDiscovery } from './checkout/ucp-discovery.service.js';
+import { createPaymentService } from './payments/payments.service.js';
 
 /**
  * Every service, built once per process from its narrow dependencies; REST and MCP call the same ones. Catalogue reads
@@ -35,6 +36,7 @@ export function createServices({ db, config }: { db: Db & { replica?: Db }; conf
     discountCodes: createDiscountCodeService({ db }),
     ucpSettings: createUcpSettingsService({ db }),
     ucpDiscovery: createUcpDiscovery({ db, config }),
+    payments: createPaymentService({ db, config }),
   };
 }
 

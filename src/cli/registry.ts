@@ -5,6 +5,7 @@ import { catalogCommands } from './commands/catalog.js';
 import { orderCommands } from './commands/orders.js';
 import { billingCommands } from './commands/billing.js';
 import { courierCommands } from './commands/couriers.js';
+import { paymentCommands } from './commands/payments.js';
 import { dbCommands } from './commands/db.js';
 import { webhookCommands } from './commands/webhooks.js';
 import { checkoutCommands } from './commands/checkout.js';
@@ -18,6 +19,7 @@ export const COMMANDS: CommandGroup = {
   ...orderCommands,
   ...billingCommands,
   ...courierCommands,
+  ...paymentCommands,
   ...webhookCommands,
   ...checkoutCommands,
   ...ucpCommands,

@@ -16,7 +16,7 @@ const LAYERS: [layer: string, paths: string[]][] = [
   ['customers', ['src/customers/**']],
   ['catalogue', ['src/catalogue/**']],
   ['events', ['src/events/**']],
-  ['adapters', ['src/media/**', 'src/keys/**', 'src/companies/**', 'src/couriers/**']],
+  ['adapters', ['src/media/**', 'src/keys/**', 'src/companies/**', 'src/couriers/**', 'src/payments/**']],
   ['contract', ['src/contract/**']],
   ['db', ['src/db/**']],
   ['lib', ['src/lib/**', 'src/config.ts']],

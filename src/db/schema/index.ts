@@ -9,3 +9,4 @@ export * from './fulfilment.js';
 export * from './select.js';
 export * from './events.js';
 export * from './checkout.js';
+export * from './payments.js';

@@ -15,6 +15,7 @@ import { registerInvoiceRoutes } from './invoices.js';
 import { registerCourierCallbackRoutes } from './courier-callbacks.js';
 import { registerUcpSettingsRoutes } from './ucp-settings.js';
 import { registerUcpRoutes } from './ucp.js';
+import { registerPaymentWebhookRoutes } from './payment-webhooks.js';
 import { registerMcpRoutes } from '../../mcp/mcp.routes.js';
 import type { OverloadState } from '../overload.js';
 import { registerPublicLimits } from '../public-rate-limit.js';
@@ -22,8 +23,8 @@ import { registerUcpScope } from '../ucp-scope.js';
 
 /**
  * Routes outside the base path and without an API key: probes, signed photo and invoice links and catalogue feeds (rate
- * limited per client address and company), signed courier callbacks, and the companies' UCP businesses (/ucp/…,
- * /.well-known/ucp; limited per address and per company).
+ * limited per client address and company), signed courier callbacks, signed Razorpay webhooks (under the base path,
+ * but without a key), and the companies' UCP businesses (/ucp/…, /.well-known/ucp; limited per address and per company).
  */
 export function registerPublicRoutes(
   app: FastifyInstance,
@@ -46,6 +47,7 @@ export function registerPublicRoutes(
   });
   registerCourierCallbackRoutes(app, { fulfilment: services.fulfilment, config, redis });
   registerUcpScope(app, { config, redis, ucpSettings: services.ucpSettings }, registerUcpRoutes(services));
+  registerPaymentWebhookRoutes(app, { payments: services.payments, config, redis });
 }
 
 /** Every authenticated route under the base path; one line per door. */
