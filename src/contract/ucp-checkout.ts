@@ -38,11 +38,7 @@ const lineItemIn = z
   .object({
     id: id.optional(),
     item: z.object({ id, title: text(500).optional() }).loose(),
-    quantity: z
-      .number()
-      .int('must be a whole number')
-      .min(1, 'must be at least 1')
-      .max(MAX_QUANTITY, `must be at most ${MAX_QUANTITY}`),
+    quantity: z.number().int('must be a whole number').min(1, 'must be at least 1').max(MAX_QUANTITY, `must be at most ${MAX_QUANTITY}`),
   })
   .loose();
 
@@ -104,7 +100,10 @@ export const paymentInstrument = z
     type: text(32).optional(),
     brand: text(32).optional(),
     last_digits: text(4).optional(),
-    credential: z.object({ type: text(32), token: text(4096).optional() }).loose().optional(),
+    credential: z
+      .object({ type: text(32), token: text(4096).optional() })
+      .loose()
+      .optional(),
   })
   .loose();
 export type PaymentInstrument = z.infer<typeof paymentInstrument>;
