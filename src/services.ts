@@ -9,11 +9,6 @@ import { createCatalogueServices } from './catalogue/index.js';
 import { createItemService } from './catalogue/items.service.js';
 import { createFulfilmentService } from './fulfilment/fulfilment.service.js';
 import { createWebhookService } from './events/webhooks.service.js';
-import { createShippingRateService } from './checkout/shipping-rates.service.js';
-import { createDiscountCodeService } from './checkout/discount-codes.service.js';
-import { createUcpSettingsService } from './checkout/ucp-settings.service.js';
-import { createUcpDiscovery } from './checkout/ucp-discovery.service.js';
-import { createPaymentService } from './payments/payments.service.js';
 
 /**
  * Every service, built once per process from its narrow dependencies; REST and MCP call the same ones. Catalogue reads
@@ -32,11 +27,6 @@ export function createServices({ db, config }: { db: Db & { replica?: Db }; conf
     items: createItemService({ db }),
     fulfilment: createFulfilmentService({ db, config }),
     webhooks: createWebhookService({ db, config }),
-    shippingRates: createShippingRateService({ db }),
-    discountCodes: createDiscountCodeService({ db }),
-    ucpSettings: createUcpSettingsService({ db }),
-    ucpDiscovery: createUcpDiscovery({ db, config }),
-    payments: createPaymentService({ db, config }),
   };
 }
 
