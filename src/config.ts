@@ -67,6 +67,17 @@ export const configSchema = z.object({
   FEED_RATE_LIMIT: z.coerce.number().int().min(1).default(30),
   PHOTO_LINK_RATE_LIMIT: z.coerce.number().int().min(1).default(1200),
   MEDIA_DIR: z.string().min(1).default('./media'),
+  // The public UCP business endpoints (/ucp/<slug>/…, /.well-known/ucp): requests per client address and company, and
+  // per company from every address, per RATE_LIMIT_WINDOW_MS; past either 429. Generous: an agent's checkout is a few
+  // dozen requests, the UCP conformance suite about 600 in a few minutes.
+  UCP_RATE_LIMIT: z.coerce.number().int().min(1).default(600),
+  UCP_COMPANY_RATE_LIMIT: z.coerce.number().int().min(1).default(6000),
+  // Where the profile's dev.ucp.* spec and schema links point (https://ucp.dev in production); empty: to the minimal
+  // documents this service serves under each company's endpoint, which answer without leaving the machine.
+  UCP_DOCS_BASE_URL: optionalString.pipe(z.url().optional()),
+  // The UCP conformance suite's payment handlers (google_pay, mock_payment_handler, shop_pay) in every profile: for a
+  // conformance run only, never in production (they take no real payment).
+  UCP_TEST_HANDLERS: flag('false'),
   // Catalogue read models held per instance: least recently used companies leave past this many MB.
   CATALOGUE_CACHE_MB: z.coerce.number().min(0).default(512),
   // A single MCP tools/call (2025 era or 2026-07-28) answered without the SDK's per-request server (docs/decisions.md);
@@ -96,6 +107,8 @@ export const configSchema = z.object({
   COURIER_TIMEOUT_MS: z.coerce.number().int().min(100).default(15_000),
   COURIER_CALLBACK_TOLERANCE_S: z.coerce.number().int().min(1).max(3600).default(300),
   COURIER_CALLBACK_RATE_LIMIT: z.coerce.number().int().min(1).default(600),
+  // How often each instance looks for open checkouts past their expiry, to release their held stock.
+  CHECKOUT_EXPIRY_POLL_MS: z.coerce.number().int().min(10).default(5_000),
   INVOICE_DUE_DAYS: z.coerce.number().int().min(0).max(365).default(15),
   // How long a signed invoice link stays valid (a customer opens it from a chat, often later than a photo link).
   INVOICE_LINK_TTL_SECONDS: z.coerce
@@ -104,6 +117,11 @@ export const configSchema = z.object({
     .min(60)
     .max(30 * 86400)
     .default(86400),
+  // Payment providers (Razorpay): the limit of one API call; http:// and loopback or private API addresses (a
+  // simulator), for development and tests only; webhook deliveries per client address and company per window.
+  PAYMENT_API_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
+  PAYMENT_API_ALLOW_LOCAL: flag('false'),
+  PAYMENT_WEBHOOK_RATE_LIMIT: z.coerce.number().int().min(1).default(1200),
   // Catalogue import: photos named by URL (docs/catalogue-import.md). The ALLOW setting (http:// and loopback or private
   // addresses) is for development and tests only, as for webhooks.
   IMPORT_PHOTO_ALLOW_LOCAL: flag('false'),

@@ -9,6 +9,13 @@ import { createCatalogueServices } from './catalogue/index.js';
 import { createItemService } from './catalogue/items.service.js';
 import { createFulfilmentService } from './fulfilment/fulfilment.service.js';
 import { createWebhookService } from './events/webhooks.service.js';
+import { createShippingRateService } from './checkout/shipping-rates.service.js';
+import { createDiscountCodeService } from './checkout/discount-codes.service.js';
+import { createUcpSettingsService } from './checkout/ucp-settings.service.js';
+import { createUcpDiscovery } from './checkout/ucp-discovery.service.js';
+import { createCheckoutService } from './checkout/checkout.service.js';
+import { createAgentProfiles } from './checkout/agent-profile.js';
+import { createPaymentService } from './payments/payments.service.js';
 
 /**
  * Every service, built once per process from its narrow dependencies; REST and MCP call the same ones. Catalogue reads
@@ -17,6 +24,8 @@ import { createWebhookService } from './events/webhooks.service.js';
  */
 export function createServices({ db, config }: { db: Db & { replica?: Db }; config: Config }) {
   const catalogue = createCatalogueServices({ db, reads: db.replica ?? db, config });
+  const shippingRates = createShippingRateService({ db });
+  const discountCodes = createDiscountCodeService({ db });
   return {
     companies: createCompanyService({ db }),
     taxProfiles: createTaxProfileService({ db }),
@@ -27,6 +36,17 @@ export function createServices({ db, config }: { db: Db & { replica?: Db }; conf
     items: createItemService({ db }),
     fulfilment: createFulfilmentService({ db, config }),
     webhooks: createWebhookService({ db, config }),
+    shippingRates,
+    discountCodes,
+    checkout: createCheckoutService({
+      db,
+      shippingRates,
+      discountCodes,
+      agentProfiles: createAgentProfiles({ policy: { allowHttp: config.WEBHOOK_ALLOW_HTTP, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_ADDRESSES } }),
+    }),
+    ucpSettings: createUcpSettingsService({ db }),
+    ucpDiscovery: createUcpDiscovery({ db, config }),
+    payments: createPaymentService({ db, config }),
   };
 }
 

@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import type { Database } from '../db/index.js';
 import type { Services } from '../services.js';
 import { commandName, runAdmin } from './admin.js';
-import { adminSocketPath, type AdminReply, type AdminRequest } from './admin-socket.js';
+import { adminSocketPath, callerEnv, type AdminReply, type AdminRequest } from './admin-socket.js';
 
 /** A request is a command line; anything longer than this is not one. */
 const MAX_REQUEST_BYTES = 1024 * 1024;
@@ -123,8 +123,7 @@ function parseRequest(line: string): AdminRequest | undefined {
     const strings = (v: unknown): v is string[] => Array.isArray(v) && v.every((a) => typeof a === 'string');
     if (!strings(r.argv) || typeof r.cwd !== 'string' || !isAbsolute(r.cwd) || typeof r.terminal !== 'boolean' || typeof r.env !== 'object' || r.env === null)
       return undefined;
-    const password = (r.env as Record<string, unknown>).COURIER_PASSWORD;
-    return { argv: r.argv, cwd: r.cwd, terminal: r.terminal, env: { COURIER_PASSWORD: typeof password === 'string' ? password : undefined } };
+    return { argv: r.argv, cwd: r.cwd, terminal: r.terminal, env: callerEnv(r.env) };
   } catch {
     return undefined;
   }

@@ -9,12 +9,26 @@ import { join, resolve } from 'node:path';
  * The wire: the CLI writes one JSON line (`AdminRequest`); the service answers with JSON lines, `{"out": line}` for
  * stdout, `{"err": text}` for stderr, and last `{"exit": code}`.
  */
+/** Settings a command may take from the caller's environment instead of a flag (secrets kept out of shell history). */
+export const CALLER_ENV = ['COURIER_PASSWORD', 'RAZORPAY_KEY_SECRET', 'RAZORPAY_WEBHOOK_SECRET'] as const;
+export type CallerEnv = { [K in (typeof CALLER_ENV)[number]]?: string };
+
+/** CALLER_ENV's strings of `env`, nothing else. */
+export function callerEnv(env: Record<string, unknown>): CallerEnv {
+  const out: CallerEnv = {};
+  for (const name of CALLER_ENV) {
+    const value = env[name];
+    if (typeof value === 'string') out[name] = value;
+  }
+  return out;
+}
+
 /** The caller's side of a command: where its output goes, its working directory and the settings it gave. */
 export interface AdminCaller {
   /** Text for stderr, newlines included (stdout gets the command's lines). */
   err: (text: string) => void;
   cwd: string;
-  env: { COURIER_PASSWORD?: string };
+  env: CallerEnv;
   /** Whether the caller's stderr is a terminal (progress rewritten in place) or a pipe (a line per step). */
   terminal: boolean;
 }
@@ -24,7 +38,7 @@ export function callerOf(given: Partial<AdminCaller> = {}): AdminCaller {
   return {
     err: (t) => process.stderr.write(t),
     cwd: process.cwd(),
-    env: { COURIER_PASSWORD: process.env.COURIER_PASSWORD },
+    env: callerEnv(process.env),
     terminal: process.stderr.isTTY === true,
     ...given,
   };

@@ -2,6 +2,7 @@ import { AppError } from '../contract/errors.js';
 import type { Database } from '../db/index.js';
 import type { Services } from '../services.js';
 import { UsageError, type Values } from './args.js';
+import type { CallerEnv } from './admin-socket.js';
 
 /**
  * What a command sees. The caller's side (`out`, `err`, `file`, `env`, `progress`) is the terminal that typed the
@@ -18,7 +19,7 @@ export interface CommandContext {
   /** A file named on the command line, as an absolute path from the caller's working directory. */
   file: (name: string) => string;
   /** Settings the caller gave in its environment instead of a flag. */
-  env: { COURIER_PASSWORD?: string };
+  env: CallerEnv;
   /** A step of long work on stderr: rewritten in place on a terminal, a line each when piped. */
   progress: (label: string, done: number, total: number, unit?: string) => void;
   /**

@@ -5,8 +5,11 @@ import { catalogCommands } from './commands/catalog.js';
 import { orderCommands } from './commands/orders.js';
 import { billingCommands } from './commands/billing.js';
 import { courierCommands } from './commands/couriers.js';
+import { paymentCommands } from './commands/payments.js';
 import { dbCommands } from './commands/db.js';
 import { webhookCommands } from './commands/webhooks.js';
+import { checkoutCommands } from './commands/checkout.js';
+import { ucpCommands } from './commands/ucp.js';
 
 /** Every admin command, group by group, in the order --help lists them. A new group is one line here. */
 export const COMMANDS: CommandGroup = {
@@ -16,6 +19,9 @@ export const COMMANDS: CommandGroup = {
   ...orderCommands,
   ...billingCommands,
   ...courierCommands,
+  ...paymentCommands,
   ...webhookCommands,
+  ...checkoutCommands,
+  ...ucpCommands,
   ...dbCommands,
 };

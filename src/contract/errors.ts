@@ -12,6 +12,7 @@ export const errorCatalogue = {
   not_found: { status: 404, description: 'No such resource in this company' },
   method_not_allowed: { status: 405, description: 'Method not allowed (code validation_failed)' },
   insufficient_stock: { status: 409, description: 'Not enough stock to fill an order; nothing created' },
+  conflict: { status: 409, description: 'The name is taken by another company (a UCP host); nothing changed' },
   payload_too_large: { status: 413, description: 'Body too large (code validation_failed)' },
   unsupported_media_type: { status: 415, description: 'Body not application/json (code validation_failed)' },
   unprocessable: {

@@ -13,6 +13,8 @@ export const CROSS_COMPANY_QUERIES = {
   'worker.due-companies': 'courier worker: companies with a due pending booking job',
   /** Webhook delivery worker poll: up to n companies with a due pending delivery (no row lock; the claim is per company). */
   'webhooks.due-companies': 'webhook worker: companies with a due pending delivery',
+  /** Checkout expiry worker poll: up to n open sessions past their expiry (no row lock; each is claimed in its own transaction). */
+  'checkout.expired-sessions': 'checkout expiry worker: open sessions past their expiry',
   /** Admin `jobs list` without --company: the latest jobs of every company. */
   'admin.jobs-list': 'admin jobs list across companies',
   /** Admin `jobs retry <job id>`: the company of a job named by id alone. */

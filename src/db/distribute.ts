@@ -6,9 +6,11 @@ export const SCHEMA_LOCK = 72_611_001;
 
 /**
  * Tables every node needs whole. `api_keys` too: its key_hash is unique across companies and each request looks
- * it up before it knows the company.
+ * it up before it knows the company. `ucp_hosts` too: a request's Host names its company. And `ucp_settings`: a
+ * public UCP request names its company by slug or Host, and the one statement that finds it joins companies, hosts
+ * and settings on any node (one small row per company).
  */
-export const REFERENCE_TABLES = ['companies', 'service_secrets', 'api_keys'] as const;
+export const REFERENCE_TABLES = ['companies', 'service_secrets', 'api_keys', 'ucp_hosts', 'ucp_settings'] as const;
 /** The distribution column of every other table that has it; all of them in one co-location group. */
 export const DISTRIBUTION_COLUMN = 'company_id';
 /** Never distributed: the migrator's bookkeeping stays on the coordinator. */

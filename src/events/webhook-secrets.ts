@@ -1,9 +1,8 @@
-import { randomBytes } from 'node:crypto';
 import type { Config } from '../config.js';
 import type { Db } from '../db/index.js';
-import { serviceSecret } from '../db/service-secrets.js';
+import { serviceSecretBox } from '../db/service-secrets.js';
 import { randomAlnum } from '../lib/ids.js';
-import { secretBox, type SecretBox } from '../lib/secret-box.js';
+import type { SecretBox } from '../lib/secret-box.js';
 
 const SECRET_NAME = 'webhook_secrets';
 
@@ -15,16 +14,5 @@ export const newWebhookSecret = () => `whsec_${randomAlnum(32)}`;
  * first use and kept in `service_secrets` (the first writer wins, every instance reads it back).
  */
 export function webhookSecretBox(db: Db, config: Pick<Config, 'SIGNING_SECRET'>): () => Promise<SecretBox> {
-  let box: Promise<SecretBox> | undefined;
-  const load = async () => {
-    if (config.SIGNING_SECRET) return secretBox(config.SIGNING_SECRET, 'webhook-endpoint-secrets');
-    return secretBox(await serviceSecret(db, SECRET_NAME, randomBytes(32).toString('base64url')), 'webhook-endpoint-secrets');
-  };
-  return () => {
-    box ??= load().catch((err) => {
-      box = undefined;
-      throw err;
-    });
-    return box;
-  };
+  return serviceSecretBox(db, config.SIGNING_SECRET, SECRET_NAME, 'webhook-endpoint-secrets');
 }

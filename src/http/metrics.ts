@@ -24,7 +24,7 @@ export interface Metrics {
   /** A webhook delivery attempt: delivered, retrying or failed. */
   webhookOutcome: (outcome: string) => void;
   /** An error inside a worker that no outcome above counts (its work is retried), by worker and stage. */
-  workerError: (worker: 'courier' | 'webhooks', stage: string) => void;
+  workerError: (worker: 'courier' | 'webhooks' | 'checkouts', stage: string) => void;
   /** A fault that reached the process's last-resort handlers (src/main.ts): unhandled_rejection or uncaught_exception. */
   processError: (kind: 'unhandled_rejection' | 'uncaught_exception') => void;
   /** The catalogue read models' cache whose builds, evictions and size are reported (the app's own, once built). */
@@ -58,7 +58,7 @@ export function createMetrics(db: Database): Metrics {
   const webhooks = counter('commerce_webhook_deliveries_total', 'Webhook delivery attempts by this instance, by outcome', ['outcome']);
   const workerErrors = counter(
     'commerce_worker_errors_total',
-    "Errors in a worker's own code, not counted as a job or delivery outcome (poll: finding or claiming work failed, e.g. the database away; record: a courier failure could not be written; delivery: a webhook attempt could not be made or recorded); the work is retried",
+    "Errors in a worker's own code, not counted as a job or delivery outcome (poll: finding or claiming work failed, e.g. the database away; record: a courier failure could not be written; delivery: a webhook attempt could not be made or recorded; session: an expired checkout could not be released); the work is retried",
     ['worker', 'stage'],
   );
   const processErrors = counter(
@@ -69,6 +69,7 @@ export function createMetrics(db: Database): Metrics {
   // Every series exists from the start at 0, so an alert on its increase sees the first one.
   for (const stage of ['poll', 'record']) workerErrors.inc({ worker: 'courier', stage }, 0);
   for (const stage of ['poll', 'delivery']) workerErrors.inc({ worker: 'webhooks', stage }, 0);
+  for (const stage of ['poll', 'session']) workerErrors.inc({ worker: 'checkouts', stage }, 0);
   for (const kind of ['unhandled_rejection', 'uncaught_exception']) processErrors.inc({ kind }, 0);
 
   new Gauge({

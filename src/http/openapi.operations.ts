@@ -4,7 +4,7 @@ import { MAX_BATCH_MESSAGES, MCP_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSION } fr
 
 /** What the OpenAPI document says about one operation beyond its schemas. Keyed `METHOD /route-url`. */
 export interface OperationDoc {
-  tag: 'Catalogue' | 'Orders' | 'Customers' | 'Webhooks' | 'Agent tools (MCP)';
+  tag: 'Catalogue' | 'Orders' | 'Customers' | 'Webhooks' | 'UCP business' | 'Agent tools (MCP)';
   operationId?: string;
   summary: string;
   description: string;
@@ -171,6 +171,52 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     operationId: 'deleteWebhook',
     summary: 'Remove a webhook endpoint',
     description: 'Nothing more is sent to it; deliveries still pending for it are given up. Needs the `webhooks` permission.',
+    responses: { 200: 'Removed' },
+  },
+  'GET /ucp/settings': {
+    tag: 'UCP business',
+    operationId: 'getUcpSettings',
+    summary: "The company's UCP business settings",
+    description:
+      'Whether AI agents can discover the company and check out over the Universal Commerce Protocol (UCP), how long a checkout ' +
+      'holds its stock, the policy links checkouts show, and the address of the company’s UCP profile (404 while `enabled` is false). ' +
+      'Defaults until first set: off, 30 minutes, no links. Needs a key with the `ucp` permission (others get 403).',
+    responses: { 200: 'The settings' },
+  },
+  'PUT /ucp/settings': {
+    tag: 'UCP business',
+    operationId: 'setUcpSettings',
+    summary: "Change the company's UCP business settings",
+    description:
+      'Changes the fields sent; a field left out keeps its value, `null` removes a link. `hold_minutes` is 1 to 1440; links are ' +
+      'https URLs. Turning the business off makes its profile and endpoints answer 404 from the next request. Needs the `ucp` permission.',
+    responses: { 200: 'The settings as they are now' },
+    requestExample: { enabled: true, hold_minutes: 30, privacy_url: 'https://shop.example.in/privacy', terms_url: 'https://shop.example.in/terms' },
+  },
+  'GET /ucp/hosts': {
+    tag: 'UCP business',
+    operationId: 'listUcpHosts',
+    summary: "The company's UCP hosts",
+    description: "Host names of the company's own whose `/.well-known/ucp` answers with its UCP profile. Needs the `ucp` permission.",
+    responses: { 200: 'The hosts, by name' },
+  },
+  'POST /ucp/hosts': {
+    tag: 'UCP business',
+    operationId: 'addUcpHost',
+    summary: 'Register a UCP host',
+    description:
+      'Requests to `https://<host>/.well-known/ucp` reaching this service (the domain pointed at it, or proxied) get the company’s ' +
+      'profile while its UCP business is on; any other host gets 404. The host is lower-cased; a port, when given, is part of it. ' +
+      'Registering a host the company already has answers it unchanged; a host another company registered is 409 `conflict`. ' +
+      'Needs the `ucp` permission.',
+    responses: { 201: 'The host, registered for the company' },
+    requestExample: { host: 'shop.example.in' },
+  },
+  'DELETE /ucp/hosts/:host': {
+    tag: 'UCP business',
+    operationId: 'removeUcpHost',
+    summary: 'Remove a UCP host',
+    description: 'Its `/.well-known/ucp` answers 404 from the next request. A host the company has not registered: 404. Needs the `ucp` permission.',
     responses: { 200: 'Removed' },
   },
   'PUT /catalog/stock': {

@@ -47,6 +47,7 @@ export async function registerOpenApi(app: FastifyInstance, config: Pick<Config,
         { name: 'Orders', description: 'Create and confirm orders; look them up with shipment and invoice' },
         { name: 'Customers', description: "Find a customer by phone; record a customer's messaging opt-out" },
         { name: 'Webhooks', description: 'Signed event deliveries (order, shipment, invoice, payment, opt-out); keys with the webhooks permission' },
+        { name: 'UCP business', description: 'Agents buying over the Universal Commerce Protocol: settings and hosts; keys with the ucp permission' },
         { name: 'Agent tools (MCP)', description: 'Model Context Protocol server: the same capabilities as tools for AI agents' },
       ],
       components: {

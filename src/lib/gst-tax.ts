@@ -14,9 +14,18 @@ export interface TaxedLine {
 }
 
 /**
+ * The GST contained in an amount that includes it: amount × rate / (100 + rate), rounded half up to the paisa. The one
+ * rounding of GST out of an inclusive amount, for the checkout's totals and the invoice's lines alike.
+ */
+export function includedGst(gross: Decimal | string | number, rate: Decimal | string | number): Decimal {
+  const r = new Decimal(rate);
+  return new Decimal(gross).times(r).dividedBy(r.plus(100)).toDecimalPlaces(2, Decimal.ROUND_HALF_UP);
+}
+
+/**
  * GST out of a price that includes it, per line, so the lines always add up to what was charged:
- * taxable = round(gross × 100 / (100 + rate), 2) half up; tax = gross − taxable (the remainder, never rounded on its
- * own); intra-state, CGST = round(tax / 2, 2) half up and SGST = tax − CGST (SGST is the smaller by at most 0.01).
+ * tax = includedGst(gross, rate); taxable = gross − tax (the remainder, never rounded on its own); intra-state,
+ * CGST = round(tax / 2, 2) half up and SGST = tax − CGST (SGST is the smaller by at most 0.01).
  * Unregistered sellers charge no GST: taxable = gross, no tax.
  */
 export function taxLine(gross: Decimal | string | number, rate: Decimal | string | number, kind: TaxKind): TaxedLine {
@@ -24,8 +33,8 @@ export function taxLine(gross: Decimal | string | number, rate: Decimal | string
   const r = new Decimal(rate);
   const zero = money(0);
   if (kind === 'none') return { gross: money(g), rate: money(0), taxable: money(g), cgst: zero, sgst: zero, igst: zero };
-  const taxable = g.times(100).dividedBy(r.plus(100)).toDecimalPlaces(2, Decimal.ROUND_HALF_UP);
-  const tax = g.minus(taxable);
+  const tax = includedGst(g, r);
+  const taxable = g.minus(tax);
   if (kind === 'inter') return { gross: money(g), rate: money(r), taxable: money(taxable), cgst: zero, sgst: zero, igst: money(tax) };
   const cgst = tax.dividedBy(2).toDecimalPlaces(2, Decimal.ROUND_HALF_UP);
   return { gross: money(g), rate: money(r), taxable: money(taxable), cgst: money(cgst), sgst: money(tax.minus(cgst)), igst: zero };

@@ -9,8 +9,8 @@
 
 export const MASK = '***';
 
-/** Route parameters whose values are ids (a product, a webhook endpoint, a company), shown beside the template. */
-const SHOWN_PARAMS = new Set(['id', 'company']);
+/** Route parameters whose values are ids (a product, a webhook endpoint, a company, a company's UCP slug), shown beside the template. */
+const SHOWN_PARAMS = new Set(['id', 'company', 'slug']);
 /** Query parameters whose values are shown: paging and catalogue filters. Phones, e-mails, signatures, expiry times and any name not listed are masked. */
 const SHOWN_QUERY = new Set(['search', 'category', 'brand', 'in_stock', 'limit', 'offset', 'recent_orders']);
 /** A value that reads like a phone number (7 or more digits, however spaced) or an e-mail address is masked even under a shown name. */

@@ -51,7 +51,8 @@ export type PlaceOrderInput = Omit<PlaceOrderWrite, 'order'> & { order: Omit<Pla
 export function createOrderWriter({ db, orderNumbers = orderNumbersFor(db) }: { db: Db; orderNumbers?: OrderNumbers }) {
   return {
     /**
-     * Writes a placed order, its customer, lines, job and reservations in one statement (retried on deadlock).
+     * Writes a placed order, its customer, lines, job and reservations in one statement (retried on deadlock). With
+     * `checkout_id`, the order completes that checkout and takes its held stock (place_order() says how).
      * Throws what place_order() raises: CS200 (reference taken), CS409 (short stock).
      */
     async place(companyId: string, input: PlaceOrderInput): Promise<OrderRow> {

@@ -88,6 +88,8 @@ export interface PlaceOrderWrite {
   /** the reserve_stock() lines (reservationLines in reservations.ts) */
   reservations: { variant_id: string; quantity: string; product_id: string; reservation_id: string }[];
   booking_job_id: string | null;
+  /** The checkout this order completes: its held stock becomes the order's (complete_checkout_stock.sql). Absent for POST /orders. */
+  checkout_id?: string;
 }
 
 /** SQLSTATE raised by place_order() when the external_reference is already used (nothing was kept). */

@@ -12,23 +12,48 @@ export interface ReservationLine {
   reservation_id: string;
 }
 
-/** reserve_stock(), the database function: locks, checks and reserves every line in one statement, or raises CS409. */
+/** A checkout's line: the reservation names the checkout (reserve_stock() with no order). */
+export type CheckoutReservationLine = ReservationLine & { checkout_id: string };
+
+/**
+ * Whose stock a reservation holds: an order's, or a checkout's. A checkout's rows that completion gave to its order
+ * (order_id set, checkout_id kept) are the order's from then on, never the checkout's again.
+ */
+export type Holder = { orderId: string } | { checkoutId: string };
+
+const heldBy = (h: Holder) => ('orderId' in h ? sql`order_id = ${h.orderId}` : sql`checkout_id = ${h.checkoutId} AND order_id IS NULL`);
+
+/**
+ * reserve_stock(), the database function: locks, checks and reserves every line in one statement, or raises CS409.
+ * The reservations name the order, or (orderId null) the checkout each line names (CheckoutReservationLine).
+ */
 export async function callReserveStock(
   tx: Db,
-  { companyId, locationId, orderId, lines }: { companyId: string; locationId: string; orderId: string; lines: ReservationLine[] },
+  { companyId, locationId, orderId, lines }: { companyId: string; locationId: string; orderId: string | null; lines: ReservationLine[] },
 ): Promise<void> {
   await tx.query(sql`SELECT reserve_stock(${companyId}, ${locationId}, ${orderId}, ${JSON.stringify(lines)}::jsonb)`, 'reserve_stock');
+}
+
+/**
+ * replace_checkout_holds(), the database function: the checkout's open holds released and `lines` reserved for it in
+ * their place, under one sorted lock of both's stock rows; CS409 on short stock, with nothing changed.
+ */
+export async function callReplaceCheckoutHolds(
+  tx: Db,
+  { companyId, locationId, checkoutId, lines }: { companyId: string; locationId: string; checkoutId: string; lines: CheckoutReservationLine[] },
+): Promise<void> {
+  await tx.query(sql`SELECT replace_checkout_holds(${companyId}, ${locationId}, ${checkoutId}, NULL, ${JSON.stringify(lines)}::jsonb)`);
 }
 
 const RESERVATION_FIELDS = ['id', 'variant_id', 'location_id', 'quantity'] as const;
 export type ReservationRow = Pick<StockReservationRow, (typeof RESERVATION_FIELDS)[number]>;
 const RESERVATION_COLUMNS = columnList(stockReservations, RESERVATION_FIELDS);
 
-/** The order's reservations in `status`, in stock-row order (sorted variant, then location). */
-export async function findOrderReservations(tx: Db, companyId: string, orderId: string, status: 'open' | 'converted'): Promise<ReservationRow[]> {
+/** The holder's reservations in `status`, in stock-row order (sorted variant, then location). */
+export async function findReservations(tx: Db, companyId: string, holder: Holder, status: 'open' | 'converted'): Promise<ReservationRow[]> {
   return tx.query<ReservationRow>(sql`
     SELECT ${RESERVATION_COLUMNS} FROM stock_reservations
-    WHERE company_id = ${companyId} AND order_id = ${orderId} AND status = ${status}
+    WHERE company_id = ${companyId} AND ${heldBy(holder)} AND status = ${status}
     ORDER BY variant_id COLLATE "C", location_id COLLATE "C"`);
 }
 
@@ -57,11 +82,11 @@ export async function applyStockDeltas(tx: Db, companyId: string, rows: Reservat
     WHERE s.company_id = ${companyId} AND s.variant_id = x.v AND s.location_id = x.l`);
 }
 
-/** Cancel: the order's open reservations are closed as released. */
-export async function markReservationsReleased(tx: Db, companyId: string, orderId: string): Promise<void> {
+/** Cancel or expiry: the holder's open reservations are closed as released. */
+export async function markReservationsReleased(tx: Db, companyId: string, holder: Holder): Promise<void> {
   await tx.query(sql`
     UPDATE stock_reservations SET status = 'released', closed_at = now()
-    WHERE company_id = ${companyId} AND order_id = ${orderId} AND status = 'open'`);
+    WHERE company_id = ${companyId} AND ${heldBy(holder)} AND status = 'open'`);
 }
 
 /** Ship: the order's open reservations are closed as converted. */

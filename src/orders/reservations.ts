@@ -5,22 +5,32 @@ import { Decimal, qty } from '../lib/money.js';
 import { refreshInStockOfVariants } from '../catalogue/catalogue.queries.js';
 import {
   applyStockDeltas,
+  callReplaceCheckoutHolds,
   callReserveStock,
-  findOrderReservations,
+  findReservations,
   lockStockRows,
   markReservationsConverted,
   markReservationsReleased,
+  type CheckoutReservationLine,
+  type Holder,
   type ReservationLine,
   type ReservationRow,
 } from './reservations.queries.js';
 
+export type { Holder } from './reservations.queries.js';
+
 /**
- * The only code that changes stock_levels.reserved: this module and the reserve_stock() SQL function it
- * wraps (src/db/functions/reserve_stock.sql; place_order() calls it too). Every change happens under the stock rows' locks,
+ * The only code that changes stock_levels.reserved: this module and the SQL functions it wraps (src/db/functions/:
+ * reserve_stock.sql, and replace_checkout_holds.sql for a checkout's changed lines; place_order() calls them too, through
+ * complete_checkout_stock.sql when the order completes a checkout). Every change happens under the stock rows' locks,
  * taken in sorted variant-id order so that orders over the same variants cannot deadlock, and each is
  * recorded as an open reservation row: reserved = sum(open reservations) per stock row, always. A change that can
  * raise or lower a variant's availability refreshes its product's in-stock flag (src/db/functions/refresh_in_stock.sql) after the stock rows,
  * in the same transaction (lock order: stock rows, then products).
+ *
+ * A reservation is held by an order or by a checkout (a buyer's checkout holds its lines until it completes, is
+ * cancelled or expires). Whoever changes a checkout's holds holds the checkout's row first (lock order: checkout row,
+ * then stock rows), as an order's callers hold the order's row: two changes of one holder never interleave.
  */
 
 export interface ReservationRequest {
@@ -65,31 +75,66 @@ export async function reserveStock(
   tx: Db,
   { companyId, locationId, orderId, lines }: { companyId: string; locationId: string; orderId: string; lines: ReservationRequest[] },
 ): Promise<void> {
+  await refusedAs409(callReserveStock(tx, { companyId, locationId, orderId, lines: reservationLines(lines) }));
+}
+
+/** A reserve_stock() refusal (CS409) becomes the API's 409 insufficient_stock; any other error goes on as it is. */
+async function refusedAs409(work: Promise<void>): Promise<void> {
   try {
-    await callReserveStock(tx, { companyId, locationId, orderId, lines: reservationLines(lines) });
+    await work;
   } catch (err) {
     throw insufficientStock(err) ?? err;
   }
 }
 
-/** The order's reservations in `status`, with their stock rows locked in the same sorted order as reserveStock. */
-async function lockOrderReservations(tx: Db, companyId: string, orderId: string, status: 'open' | 'converted'): Promise<ReservationRow[]> {
-  const rows = await findOrderReservations(tx, companyId, orderId, status);
+const checkoutLines = (checkoutId: string, lines: ReservationRequest[]): CheckoutReservationLine[] =>
+  reservationLines(lines).map((l) => ({ ...l, checkout_id: checkoutId }));
+
+/**
+ * A checkout holds its lines: reserved as an order's are (reserve_stock(), no order, each reservation naming the
+ * checkout), or 409 insufficient_stock with nothing changed.
+ */
+export async function holdStock(
+  tx: Db,
+  { companyId, locationId, checkoutId, lines }: { companyId: string; locationId: string; checkoutId: string; lines: ReservationRequest[] },
+): Promise<void> {
+  await refusedAs409(callReserveStock(tx, { companyId, locationId, orderId: null, lines: checkoutLines(checkoutId, lines) }));
+}
+
+/**
+ * A checkout's lines changed: its open holds are released and the new lines held in their place, in one statement
+ * under one sorted lock of the old and new stock rows (replace_checkout_holds()). On short stock, 409
+ * insufficient_stock and the old holds stay as they were.
+ */
+export async function replaceHolds(
+  tx: Db,
+  { companyId, locationId, checkoutId, lines }: { companyId: string; locationId: string; checkoutId: string; lines: ReservationRequest[] },
+): Promise<void> {
+  await refusedAs409(callReplaceCheckoutHolds(tx, { companyId, locationId, checkoutId, lines: checkoutLines(checkoutId, lines) }));
+}
+
+/** The holder's reservations in `status`, with their stock rows locked in the same sorted order as reserveStock. */
+async function lockReservations(tx: Db, companyId: string, holder: Holder, status: 'open' | 'converted'): Promise<ReservationRow[]> {
+  const rows = await findReservations(tx, companyId, holder, status);
   if (rows.length === 0) return rows;
   await lockStockRows(tx, companyId, rows);
   return rows;
 }
 
-/** Cancel: the order's open reservations are released (reserved drops; on_hand unchanged). Returns rows released. */
-export async function releaseReservations(tx: Db, { companyId, orderId }: { companyId: string; orderId: string }): Promise<number> {
-  const rows = await lockOrderReservations(tx, companyId, orderId, 'open');
+/**
+ * Cancel or expiry: the order's or checkout's open reservations are released (reserved drops; on_hand unchanged).
+ * Returns rows released; a second release finds none and changes nothing.
+ */
+export async function releaseReservations(tx: Db, holder: { companyId: string } & Holder): Promise<number> {
+  const { companyId } = holder;
+  const rows = await lockReservations(tx, companyId, holder, 'open');
   await applyStockDeltas(tx, companyId, rows, 0, -1);
   await refreshInStockOfVariants(
     tx,
     companyId,
     rows.map((r) => r.variant_id),
   );
-  await markReservationsReleased(tx, companyId, orderId);
+  await markReservationsReleased(tx, companyId, holder);
   return rows.length;
 }
 
@@ -98,7 +143,7 @@ export async function releaseReservations(tx: Db, { companyId, orderId }: { comp
  * (on_hand - reserved) is unchanged, so no in-stock flag can change.
  */
 export async function convertReservations(tx: Db, { companyId, orderId }: { companyId: string; orderId: string }): Promise<number> {
-  const rows = await lockOrderReservations(tx, companyId, orderId, 'open');
+  const rows = await lockReservations(tx, companyId, { orderId }, 'open');
   await applyStockDeltas(tx, companyId, rows, -1, -1);
   await markReservationsConverted(tx, companyId, orderId);
   return rows.length;
@@ -109,7 +154,7 @@ export async function convertReservations(tx: Db, { companyId, orderId }: { comp
  * The caller's order status (returned is final) guarantees this runs once per order.
  */
 export async function returnShippedStock(tx: Db, { companyId, orderId }: { companyId: string; orderId: string }): Promise<number> {
-  const rows = await lockOrderReservations(tx, companyId, orderId, 'converted');
+  const rows = await lockReservations(tx, companyId, { orderId }, 'converted');
   await applyStockDeltas(tx, companyId, rows, 1, 0);
   await refreshInStockOfVariants(
     tx,

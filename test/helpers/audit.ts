@@ -26,10 +26,16 @@ export async function auditCompany(db: Db, companyId: string) {
                    AND l.quantity <> coalesce((SELECT sum(r.quantity) FROM stock_reservations r
                       WHERE r.company_id = ${companyId} AND r.order_id = l.order_id AND r.variant_id = l.variant_id), 0))
         OR o.amount <> (SELECT coalesce(sum(line_total), 0) FROM order_lines l WHERE l.company_id = ${companyId} AND l.order_id = o.id))`);
-  // reservations pointing at no order (a leak)
+  // reservations held by no order and no checkout (a leak)
   const orphans = await db.query<{ id: string }>(sql`
     SELECT r.id FROM stock_reservations r WHERE r.company_id = ${companyId}
-      AND NOT EXISTS (SELECT 1 FROM orders o WHERE o.company_id = ${companyId} AND o.id = r.order_id)`);
+      AND NOT EXISTS (SELECT 1 FROM orders o WHERE o.company_id = ${companyId} AND o.id = r.order_id)
+      AND NOT EXISTS (SELECT 1 FROM checkout_sessions c WHERE c.company_id = ${companyId} AND c.id = r.checkout_id)`);
+  // stock still held by a checkout that is over (completed or canceled): its holds were neither taken nor released
+  const strayHolds = await db.query<{ id: string; checkout_id: string; status: string }>(sql`
+    SELECT r.id, r.checkout_id, c.status FROM stock_reservations r
+    JOIN checkout_sessions c ON c.company_id = ${companyId} AND c.id = r.checkout_id
+    WHERE r.company_id = ${companyId} AND r.order_id IS NULL AND r.status = 'open' AND c.status IN ('completed', 'canceled')`);
   const duplicates = await db.query<{ external_reference: string; n: number }>(sql`
     SELECT external_reference, count(*)::int AS n FROM orders WHERE company_id = ${companyId}
     GROUP BY external_reference HAVING count(*) > 1`);
@@ -38,7 +44,7 @@ export async function auditCompany(db: Db, companyId: string) {
            (SELECT count(*)::int FROM order_lines WHERE company_id = ${companyId}) AS lines,
            (SELECT count(*)::int FROM customers WHERE company_id = ${companyId}) AS customers,
            (SELECT coalesce(sum(reserved), 0)::text FROM stock_levels WHERE company_id = ${companyId}) AS reserved`);
-  return { stock, partial, orphans, duplicates, totals };
+  return { stock, partial, orphans, strayHolds, duplicates, totals };
 }
 
 /** Lowest `on_hand - reserved` of any stock row of the company right now (sampled during runs). */

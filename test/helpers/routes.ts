@@ -2,7 +2,13 @@
  * Every authenticated endpoint of the spec, as a request that is valid apart from authentication; `permission` names
  * the key permission it needs beyond the default `commerce`.
  */
-export const SPEC_ROUTES: { name: string; method: 'GET' | 'POST' | 'PUT' | 'DELETE'; url: string; body?: unknown; permission?: 'webhooks' | 'catalogue' }[] = [
+export const SPEC_ROUTES: {
+  name: string;
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  url: string;
+  body?: unknown;
+  permission?: 'webhooks' | 'catalogue' | 'ucp';
+}[] = [
   { name: 'browse', method: 'GET', url: '/catalog/products' },
   { name: 'product detail', method: 'GET', url: '/catalog/products/SKU-1' },
   { name: 'categories', method: 'GET', url: '/catalog/categories' },
@@ -20,4 +26,9 @@ export const SPEC_ROUTES: { name: string; method: 'GET' | 'POST' | 'PUT' | 'DELE
   { name: 'webhook list', method: 'GET', url: '/webhooks', permission: 'webhooks' },
   { name: 'webhook remove', method: 'DELETE', url: '/webhooks/whe_none', permission: 'webhooks' },
   { name: 'stock set', method: 'PUT', url: '/catalog/stock', body: { items: [{ sku: 'SKU-1', on_hand: '5' }] }, permission: 'catalogue' },
+  { name: 'ucp settings', method: 'GET', url: '/ucp/settings', permission: 'ucp' },
+  { name: 'ucp settings set', method: 'PUT', url: '/ucp/settings', body: { hold_minutes: 30 }, permission: 'ucp' },
+  { name: 'ucp hosts', method: 'GET', url: '/ucp/hosts', permission: 'ucp' },
+  { name: 'ucp host add', method: 'POST', url: '/ucp/hosts', body: { host: 'shop.example.in' }, permission: 'ucp' },
+  { name: 'ucp host remove', method: 'DELETE', url: '/ucp/hosts/none.example.in', permission: 'ucp' },
 ];

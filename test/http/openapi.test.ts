@@ -5,6 +5,7 @@ import addFormatsModule from 'ajv-formats';
 import { sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { errorCatalogue, wireCode, type ErrorKind } from '../../src/contract/errors.js';
+import { kindsAt, type ErrorStatus } from '../../src/contract/error-responses.js';
 import { buildTestApp, useTestApp } from '../helpers/app.js';
 import { addLocations, addProduct } from '../helpers/catalogue-fixtures.js';
 import { createCompanyWithKey } from '../helpers/fixtures.js';
@@ -113,6 +114,9 @@ describe('OpenAPI document', () => {
         '/orders/{reference}',
         '/webhooks',
         '/webhooks/{id}',
+        '/ucp/settings',
+        '/ucp/hosts',
+        '/ucp/hosts/{host}',
       ].sort(),
     );
     for (const [path, item] of Object.entries(doc.paths)) {
@@ -145,7 +149,14 @@ describe('OpenAPI document', () => {
       'get /webhooks': [401, 403, 429, 500, 503],
       'delete /webhooks/{id}': [400, 401, 403, 404, 429, 500, 503],
       'put /catalog/stock': [400, 401, 403, 413, 415, 429, 500, 503],
+      'get /ucp/settings': [401, 403, 429, 500, 503],
+      'put /ucp/settings': [400, 401, 403, 413, 415, 429, 500, 503],
+      'get /ucp/hosts': [401, 403, 429, 500, 503],
+      'post /ucp/hosts': [400, 401, 403, 409, 413, 415, 429, 500, 503],
+      'delete /ucp/hosts/{host}': [400, 401, 403, 404, 429, 500, 503],
     };
+    // where a status has several codes, the one each route answers
+    const chosen: Record<string, ErrorKind[]> = { 'post /orders': ['insufficient_stock'], 'post /ucp/hosts': ['conflict'] };
     for (const [key, statuses] of Object.entries(expected)) {
       const [method, path] = key.split(' ');
       const responses = doc.paths[path][method].responses;
@@ -157,7 +168,7 @@ describe('OpenAPI document', () => {
         key,
       ).toEqual(statuses);
       for (const status of statuses) {
-        const kinds = (Object.keys(errorCatalogue) as ErrorKind[]).filter((k) => errorCatalogue[k].status === status);
+        const kinds = kindsAt(status as ErrorStatus, chosen[key]);
         const schema = responses[status].content['application/json'].schema;
         const errorSchema = schema.anyOf ? schema.anyOf[0] : schema;
         expect(errorSchema.properties?.error.properties?.code.enum, `${key} ${status}`).toEqual([...new Set(kinds.map(wireCode))]);
@@ -307,6 +318,40 @@ describe('real responses match the document', () => {
     const none = await get('/customers?phone=9000000001');
     expect(none.statusCode).toBe(404);
     expectDocumented('GET', '/customers', none);
+  });
+
+  it('UCP settings and hosts: 200, 201, 400, 403, 404 and 409 as documented', async () => {
+    const one = await createCompanyWithKey(ctx.services);
+    const two = await createCompanyWithKey(ctx.services);
+    const key = (co: typeof one) => ctx.services.keys.create(co.company.id, 'ucp', ['ucp']).then((k) => ({ 'x-api-key': k.key }));
+    const [k1, k2] = [await key(one), await key(two)];
+    const send = (method: 'PUT' | 'POST' | 'DELETE', url: string, h: Record<string, string>, payload?: object) =>
+      ctx.app.inject({ method, url: `${BASE}${url}`, headers: h, ...(payload ? { payload } : {}) });
+    const host = `doc-${uid()}.example.in`;
+    const cases: [string, string, number, Promise<{ statusCode: number; body: string }>][] = [
+      ['GET', '/ucp/settings', 200, get('/ucp/settings', k1)],
+      ['GET', '/ucp/settings', 403, get('/ucp/settings', one.headers)],
+      ['PUT', '/ucp/settings', 200, send('PUT', '/ucp/settings', k1, { enabled: true, hold_minutes: 45 })],
+      ['PUT', '/ucp/settings', 400, send('PUT', '/ucp/settings', k1, { hold_minutes: 0 })],
+      ['GET', '/ucp/hosts', 200, get('/ucp/hosts', k1)],
+    ];
+    for (const [method, path, status, res] of cases) {
+      const r = await res;
+      expect(r.statusCode, `${method} ${path}`).toBe(status);
+      expectDocumented(method, path, r);
+    }
+    const added = await send('POST', '/ucp/hosts', k1, { host });
+    expect(added.statusCode).toBe(201);
+    expectDocumented('POST', '/ucp/hosts', added);
+    const clash = await send('POST', '/ucp/hosts', k2, { host });
+    expect(clash.statusCode).toBe(409);
+    expectDocumented('POST', '/ucp/hosts', clash);
+    const removed = await send('DELETE', `/ucp/hosts/${host}`, k1);
+    expect(removed.statusCode).toBe(200);
+    expectDocumented('DELETE', '/ucp/hosts/{host}', removed);
+    const gone = await send('DELETE', `/ucp/hosts/${host}`, k1);
+    expect(gone.statusCode).toBe(404);
+    expectDocumented('DELETE', '/ucp/hosts/{host}', gone);
   });
 
   it('401 and 403 on every route', async () => {

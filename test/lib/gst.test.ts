@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { indianNumberWords, rupeesInWords } from '../../src/lib/amount-words.js';
 import { gstinCheckCharacter, gstinProblem, gstState, GST_STATE_CODES } from '../../src/lib/gstin.js';
-import { taxByRate, taxLine, taxTotals } from '../../src/lib/gst-tax.js';
+import { includedGst, taxByRate, taxLine, taxTotals } from '../../src/lib/gst-tax.js';
 import { Decimal } from '../../src/lib/money.js';
 import { INDIAN_STATES } from '../../src/lib/pincode.js';
 
@@ -81,11 +81,19 @@ describe('GST out of prices that include it', () => {
     expect(taxLine('1180.00', '18', 'none')).toMatchObject({ taxable: '1180.00', cgst: '0.00', sgst: '0.00', igst: '0.00', rate: '0.00' });
   });
 
-  it('rounds the taxable value half up and gives the odd paisa to CGST: 99.99 at 5%', () => {
-    // 99.99 × 100 / 105 = 95.2285… -> 95.23; tax 4.76; CGST 2.38, SGST 2.38
+  it('rounds the GST half up, the taxable value is the rest, and the odd paisa goes to CGST: 99.99 at 5%', () => {
+    // 99.99 × 5 / 105 = 4.7614… -> 4.76; taxable 95.23; CGST 2.38, SGST 2.38
     expect(taxLine('99.99', '5', 'intra')).toMatchObject({ taxable: '95.23', cgst: '2.38', sgst: '2.38' });
-    // 10.01 at 12%: 8.9375 -> 8.94; tax 1.07 -> CGST 0.54 (0.535 half up), SGST 0.53
+    // 10.01 at 12%: 1.0725 -> 1.07; taxable 8.94; CGST 0.54 (0.535 half up), SGST 0.53
     expect(taxLine('10.01', '12', 'intra')).toMatchObject({ taxable: '8.94', cgst: '0.54', sgst: '0.53' });
+  });
+
+  it('takes the half paisa into the GST on an exact tie (12% and 28% have them)', () => {
+    // 0.14 × 12 / 112 = 0.015 exactly: GST 0.02, taxable 0.12 (rounding the taxable 0.125 up instead would leave GST 0.01)
+    expect(includedGst('0.14', '12').toFixed(2)).toBe('0.02');
+    expect(taxLine('0.14', '12', 'inter')).toMatchObject({ taxable: '0.12', igst: '0.02' });
+    // 0.16 × 28 / 128 = 0.035 exactly
+    expect(taxLine('0.16', '28', 'intra')).toMatchObject({ taxable: '0.12', cgst: '0.02', sgst: '0.02' });
   });
 
   it('always adds up: per line and in total, taxable + taxes = what was charged, for any lines and rates', () => {

@@ -5,6 +5,7 @@ import type { FastifyInstance, InjectOptions } from 'fastify';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signCallback } from '../../src/couriers/callback-signature.js';
+import { signRazorpayBody } from '../../src/payments/webhook.js';
 import { LOG_SERIALIZERS } from '../../src/lib/log-privacy.js';
 import { maskUrl, requestTarget } from '../../src/lib/log-request.js';
 import { scanLogs } from '../../scripts/scan-logs.js';
@@ -59,7 +60,7 @@ describe('request logs at the default level', () => {
   it('every route, with phones, e-mails, feed secrets, signatures and keys in every place they go: none reaches the log or the metrics', async () => {
     const s = await shop(a, [{ sku: 'LOGS', name: 'Log Lamp', variants: [{ sku: 'LOGS-1', selling_price: '100.00', stock: '50' }] }]);
     const key = { 'x-api-key': s.key };
-    const full = await a.services.keys.create(s.companyId, 'all', ['webhooks', 'catalogue']);
+    const full = await a.services.keys.create(s.companyId, 'all', ['webhooks', 'catalogue', 'ucp']);
     const admin = { 'x-api-key': full.key };
     const json = { 'content-type': 'application/json' };
 
@@ -86,6 +87,23 @@ describe('request logs at the default level', () => {
     const callbackBody = JSON.stringify({ order_reference: REFERENCE, status: 'in_transit' });
     const callbackSignature = signCallback(courier.callback_secret!, callbackBody);
     const unknownCallbackBody = JSON.stringify({ order_reference: UNKNOWN_REFERENCE, status: 'in_transit' });
+    // a Razorpay account and a payment event carrying the buyer's phone and e-mail, as Razorpay sends them
+    const razorpaySecret = 'whsec-request-logs-0001';
+    await a.services.payments.configure(s.companyId, {
+      provider: 'razorpay',
+      keyId: 'rzp_test_RequestLogs01',
+      keySecret: 'rzp-key-secret-logs',
+      webhookSecret: razorpaySecret,
+    });
+    const razorpayBody = JSON.stringify({
+      event: 'payment.captured',
+      payload: {
+        payment: {
+          entity: { id: 'pay_RequestLogs001', order_id: 'order_RequestLogs01', amount: 10000, email: EMAIL, contact: PHONE, notes: { ref: REFERENCE } },
+        },
+      },
+    });
+    const razorpaySignature = signRazorpayBody(razorpaySecret, razorpayBody);
 
     const q = (v: string) => encodeURIComponent(v);
     const personal = `phone=${q(PHONE)}&email=${q(EMAIL)}&api_key=${full.key}&sig=${invoiceSig}&search=${DIGITS}&${DIGITS}`;
@@ -133,6 +151,18 @@ describe('request logs at the default level', () => {
       },
       { url: `${BASE}/webhooks?${personal}`, headers: admin },
       { method: 'DELETE', url: `${BASE}/webhooks/${DIGITS}?${personal}`, headers: admin },
+      // the company's UCP business, turned on, then its public profile, documents and host
+      { method: 'PUT', url: `${BASE}/ucp/settings?${personal}`, headers: admin, payload: { enabled: true } },
+      { url: `${BASE}/ucp/settings?${personal}`, headers: admin },
+      { method: 'POST', url: `${BASE}/ucp/hosts`, headers: admin, payload: { host: `logs-${s.company.slug}.example.in` } },
+      { url: `${BASE}/ucp/hosts?${personal}`, headers: admin },
+      { method: 'DELETE', url: `${BASE}/ucp/hosts/${DIGITS}.example.in?${personal}`, headers: admin },
+      { url: `/ucp/${s.company.slug}/.well-known/ucp?${personal}` },
+      { url: `/ucp/${s.company.slug}/2026-01-11/.well-known/ucp` },
+      { url: `/ucp/${s.company.slug}/2026-01-11/docs/specification/checkout?${personal}` },
+      { url: `/ucp/${DIGITS}/2026-01-11/docs/${q(EMAIL)}` },
+      { url: `/ucp/${q(EMAIL)}/${feedToken}?${personal}` },
+      { url: '/.well-known/ucp', headers: { host: `logs-${s.company.slug}.example.in` } },
       mcp('get_order', { reference: REFERENCE, phone: PHONE }),
       mcp('get_order', { reference: UNKNOWN_REFERENCE }),
       mcp('find_customer', { phone: PHONE }),
@@ -150,6 +180,18 @@ describe('request logs at the default level', () => {
         payload: unknownCallbackBody,
       },
       { method: 'POST', url: `/couriers/${DIGITS}/callback`, headers: { ...json, 'x-courier-signature': callbackSignature }, payload: callbackBody },
+      {
+        method: 'POST',
+        url: `${BASE}/payments/razorpay/webhook/${s.company.slug}?${personal}`,
+        headers: { ...json, 'x-razorpay-signature': razorpaySignature, 'x-razorpay-event-id': 'evt_RequestLogs001' },
+        payload: razorpayBody,
+      },
+      {
+        method: 'POST',
+        url: `${BASE}/payments/razorpay/webhook/${DIGITS}`,
+        headers: { ...json, 'x-razorpay-signature': razorpaySignature },
+        payload: razorpayBody,
+      },
       { url: `${invoice.pathname}${invoice.search}` },
       { method: 'HEAD', url: `${invoice.pathname}${invoice.search}` },
       { url: `${invoice.pathname}?expires=${invoiceExpires}&sig=${invoiceSig.slice(0, -2)}AA&phone=${q(PHONE)}` },
@@ -201,6 +243,7 @@ describe('request logs at the default level', () => {
       'photo link': [photoSig, photoExpires],
       'API key': [s.key, full.key],
       'courier signature': [callbackSignature, callbackSignature.split('v1=')[1]],
+      'Razorpay secret or signature': [razorpaySecret, 'rzp-key-secret-logs', razorpaySignature],
     };
     for (const [what, values] of Object.entries(secrets))
       for (const value of values) {

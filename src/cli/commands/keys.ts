@@ -18,9 +18,9 @@ const companyFlag = { company: { type: 'string' } } as const;
 /** `key create|list|revoke`. */
 export const keyCommands: CommandGroup = {
   'key create': {
-    usage: 'key create --company <id|slug> [--name <label>] [--permission webhooks|catalogue]',
+    usage: 'key create --company <id|slug> [--name <label>] [--permission webhooks|catalogue|ucp]',
     summary:
-      'create an API key (printed once, never again; at most 5 active per company); --permission webhooks lets it manage webhooks, --permission catalogue set stock',
+      'create an API key (printed once, never again; at most 5 active per company); --permission webhooks lets it manage webhooks, --permission catalogue set stock, --permission ucp the UCP business settings and hosts',
     async run(args, ctx) {
       const { values } = parse(args, { ...companyFlag, name: { type: 'string' }, permission: { type: 'string', multiple: true } });
       if (!str(values.company)) throw new UsageError('--company is required');

@@ -4,12 +4,13 @@
 --   order { id, order_number, external_reference, payment, payment_reference, notes, amount, delivery_address | null,
 --           location_id }
 --   lines [{ variant_id, sku, name, quantity, unit_price, line_total, tax_rate }]
---   reservations (as reserve_stock), booking_job_id | null
+--   reservations (as reserve_stock), booking_job_id | null, checkout_id (absent but for a completed checkout)
 -- The customer is found or created (upsert_customer). The order number comes from the caller (taken from a block by
 -- the service); an order without one (an instance of an older release) takes one before the INSERT. The order
 -- insert waits on the external_reference index for a concurrent first attempt; when the reference is taken it raises
 -- SQLSTATE CS200 and nothing is kept. Lines and the job are written before the stock rows are locked
--- (reserve_stock). Returns the order's columns and the customer's name and phone.
+-- (reserve_stock). An order completing a checkout takes the checkout's held stock instead, when it holds these lines
+-- (complete_checkout_stock). Returns the order's columns and the customer's name and phone.
 -- plan: postgres=auto citus=custom
 CREATE OR REPLACE FUNCTION place_order(p_company text, p jsonb) RETURNS jsonb
 LANGUAGE plpgsql AS $$
@@ -41,7 +42,11 @@ BEGIN
     PERFORM enqueue_courier_booking(p_company, p->>'booking_job_id', o.id);
   END IF;
 
-  PERFORM reserve_stock(p_company, ord->>'location_id', o.id, p->'reservations');
+  IF p->>'checkout_id' IS NULL THEN
+    PERFORM reserve_stock(p_company, ord->>'location_id', o.id, p->'reservations');
+  ELSE
+    PERFORM complete_checkout_stock(p_company, ord->>'location_id', p->>'checkout_id', o.id, p->'reservations');
+  END IF;
 
   RETURN jsonb_build_object(
     'id', o.id, 'order_number', o.order_number, 'status', o.status, 'amount', o.amount::text, 'currency', o.currency,

@@ -2,6 +2,7 @@
 -- (so orders over the same variants cannot deadlock), checks availability, then raises the counter and
 -- records one open reservation per line: reserved = sum(open reservations), always.
 -- p_lines: [{ "variant_id", "quantity" (decimal text), "product_id" (as the caller sent it), "reservation_id" }]
+-- The reservations' holder: the order p_order, or (p_order null) the checkout each line names ("checkout_id").
 -- Short stock raises SQLSTATE CS409 with DETAIL = [{ product_id, requested, available }] and changes nothing.
 -- The stock rows are found by primary key: the variant ids are also an array matched with `= ANY`, which the planner
 -- answers from stock_levels_pkey (jsonb_array_elements alone is always estimated at 100 rows, and was hashed against
@@ -49,7 +50,7 @@ BEGIN
       SELECT DISTINCT v.product_id FROM variants v WHERE v.company_id = p_company AND v.id = ANY (emptied)));
   END IF;
 
-  INSERT INTO stock_reservations (company_id, id, order_id, variant_id, location_id, quantity)
-  SELECT p_company, l->>'reservation_id', p_order, l->>'variant_id', p_location, (l->>'quantity')::numeric
+  INSERT INTO stock_reservations (company_id, id, order_id, checkout_id, variant_id, location_id, quantity)
+  SELECT p_company, l->>'reservation_id', p_order, l->>'checkout_id', l->>'variant_id', p_location, (l->>'quantity')::numeric
     FROM jsonb_array_elements(p_lines) l;
 END $$;

@@ -8,3 +8,5 @@ export * from './orders.js';
 export * from './fulfilment.js';
 export * from './select.js';
 export * from './events.js';
+export * from './checkout.js';
+export * from './payments.js';

@@ -77,7 +77,8 @@ export const stockReservations = pgTable(
   {
     company_id: text().notNull(),
     id: text().notNull(),
-    order_id: text().notNull(),
+    // the holder: an order, or a checkout (migration 0023; at least one is set)
+    order_id: text(),
     variant_id: text().notNull(),
     location_id: text().notNull(),
     quantity: numeric({ precision: 14, scale: 3 }).notNull(),
@@ -86,6 +87,7 @@ export const stockReservations = pgTable(
       .default('open'),
     created_at: timestamptz().notNull().defaultNow(),
     closed_at: timestamptz(),
+    checkout_id: text(),
   },
   (t) => [
     primaryKey({ columns: [t.company_id, t.id] }),
@@ -95,6 +97,9 @@ export const stockReservations = pgTable(
       foreignColumns: [stockLevels.company_id, stockLevels.variant_id, stockLevels.location_id],
     }),
     index('stock_reservations_order').on(t.company_id, t.order_id),
+    index('stock_reservations_checkout')
+      .on(t.company_id, t.checkout_id)
+      .where(sql`checkout_id IS NOT NULL`),
     index('stock_reservations_open')
       .on(t.company_id, t.variant_id, t.location_id)
       .where(sql`status = 'open'`),

@@ -13,13 +13,18 @@ import { registerOpsRoutes } from './ops.js';
 import { registerMediaRoutes } from './media.js';
 import { registerInvoiceRoutes } from './invoices.js';
 import { registerCourierCallbackRoutes } from './courier-callbacks.js';
+import { registerUcpSettingsRoutes } from './ucp-settings.js';
+import { registerUcpRoutes } from './ucp.js';
+import { registerPaymentWebhookRoutes } from './payment-webhooks.js';
 import { registerMcpRoutes } from '../../mcp/mcp.routes.js';
 import type { OverloadState } from '../overload.js';
 import { registerPublicLimits } from '../public-rate-limit.js';
+import { registerUcpScope } from '../ucp-scope.js';
 
 /**
  * Routes outside the base path and without an API key: probes, signed photo and invoice links and catalogue feeds (rate
- * limited per client address and company), signed courier callbacks.
+ * limited per client address and company), signed courier callbacks, signed Razorpay webhooks (under the base path,
+ * but without a key), and the companies' UCP businesses (/ucp/…, /.well-known/ucp; limited per address and per company).
  */
 export function registerPublicRoutes(
   app: FastifyInstance,
@@ -41,6 +46,8 @@ export function registerPublicRoutes(
     registerFeedRoutes(scope, services, limits.feeds);
   });
   registerCourierCallbackRoutes(app, { fulfilment: services.fulfilment, config, redis });
+  registerUcpScope(app, { config, redis, ucpSettings: services.ucpSettings }, registerUcpRoutes(services));
+  registerPaymentWebhookRoutes(app, { payments: services.payments, config, redis });
 }
 
 /** Every authenticated route under the base path; one line per door. */
@@ -52,6 +59,7 @@ export async function registerApiRoutes(
   registerOrderRoutes(api, services);
   registerCustomerRoutes(api, services);
   registerWebhookRoutes(api, services);
+  registerUcpSettingsRoutes(api, services);
   await registerCatalogueRoutes(api, services);
   registerStockRoutes(api, services);
   registerMcpRoutes(api, services, observe.toolCalled, observe.mcpDirectToolCalls);

@@ -22,7 +22,7 @@ export function registerOrderRoutes(api: FastifyInstance, { orders, media }: Pic
         response: {
           201: z.object({ data: orderSchema }),
           200: z.object({ data: orderSchema, duplicate: z.literal(true) }),
-          ...errorResponses([400, 401, 403, 404, 409, 413, 415, 422, 429, 500]),
+          ...errorResponses([400, 401, 403, 404, 409, 413, 415, 422, 429, 500], ['insufficient_stock']),
         },
       },
     },

@@ -1,0 +1,38 @@
+import type { Config } from '../config.js';
+import type { Db } from '../db/index.js';
+import type { UcpBusiness } from './ucp-settings.service.js';
+import { paymentHandlers, ucpDocuments, ucpEndpoint, ucpProfile, type UcpDocument, type UcpProfile } from './ucp-profile.js';
+import { ucpSigningKey } from './ucp-signing-key.js';
+
+/**
+ * What a UCP platform reads before it buys: a company's profile and the documents it links to. `origin` is the
+ * service's public origin (PUBLIC_URL, else a trusted proxy's, else the address reached; never a Host header),
+ * so every link in a profile points at this service whichever name the profile was asked under.
+ */
+export function createUcpDiscovery({ db, config }: { db: Db; config: Pick<Config, 'SIGNING_SECRET' | 'UCP_DOCS_BASE_URL' | 'UCP_TEST_HANDLERS'> }) {
+  const signingKey = ucpSigningKey(db, config);
+  const handlers = paymentHandlers({ testHandlers: config.UCP_TEST_HANDLERS });
+  const documents = ucpDocuments(handlers);
+
+  return {
+    async profile(business: UcpBusiness, origin: string): Promise<UcpProfile> {
+      return ucpProfile({
+        company: business,
+        endpoint: ucpEndpoint(origin, business.slug),
+        docsBase: config.UCP_DOCS_BASE_URL,
+        handlers,
+        signingKey: (await signingKey()).publicJwk,
+      });
+    },
+
+    /** A document a profile links to under `<endpoint>/docs/`, by its path there; undefined for any other path. */
+    document(path: string): UcpDocument | undefined {
+      return documents.get(path);
+    },
+
+    /** The deployment's signing key (the private half signs what the business sends). */
+    signingKey,
+  };
+}
+
+export type UcpDiscovery = ReturnType<typeof createUcpDiscovery>;

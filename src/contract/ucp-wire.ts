@@ -1,0 +1,91 @@
+/**
+ * The public UCP surface's wire shapes (the Universal Commerce Protocol, version 2026-01-11): the version this business
+ * implements, the error body, and the UCP-Agent header. Unlike the REST API's `{error:{code,message}}`, every refusal
+ * on the UCP surface is UCP's body, because UCP platforms (and the conformance suite) read `detail` and `messages`.
+ */
+
+/** The one UCP version served today; the endpoint prefix names it (`/ucp/<slug>/2026-01-11`). */
+export const UCP_VERSION = '2026-01-11';
+
+/** A UCP message of type error. 2026-01-11 closes `severity`; `recoverable` is the only one fitting a refusal. */
+export interface UcpErrorMessage {
+  type: 'error';
+  code: string;
+  content: string;
+  severity: 'recoverable';
+  path?: string;
+}
+
+export interface UcpErrorBody {
+  detail: string;
+  code: string;
+  messages: UcpErrorMessage[];
+}
+
+export function ucpErrorBody(code: string, detail: string, path?: string): UcpErrorBody {
+  const message: UcpErrorMessage = { type: 'error', code, content: detail, severity: 'recoverable' };
+  if (path !== undefined) message.path = path;
+  return { detail, code, messages: [message] };
+}
+
+/** A refusal only the UCP surface has (a code outside the REST error catalogue), with its HTTP status. */
+export class UcpError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    detail: string,
+    readonly path?: string,
+  ) {
+    super(detail);
+    this.name = 'UcpError';
+  }
+}
+
+/** What a platform says of itself in `UCP-Agent`: its profile and the UCP version it speaks, when it says. */
+export interface UcpAgent {
+  /** The `profile` parameter as sent (the suite sends `"..."` in one test). */
+  profile?: string;
+  /** The profile when it is an http(s) URL, the only kind fetched. */
+  profileUrl?: string;
+  /** The `version` parameter when it is a date `YYYY-MM-DD`. */
+  version?: string;
+}
+
+const PARAM = (name: string) => new RegExp(`(?:^|[;,])\\s*${name}\\s*=\\s*(?:"([^"]*)"|([^;,\\s]+))`, 'i');
+const PROFILE = PARAM('profile');
+const VERSION = PARAM('version');
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+/**
+ * Reads `UCP-Agent` leniently (a structured-field dictionary in the spec, `profile="<url>"; version="<date>"` as
+ * platforms send it): parameters in any order, quoted or not, separated by `;` or `,`. Anything unreadable is left
+ * out rather than refused: a platform without a readable profile is served without its configuration.
+ */
+export function parseUcpAgent(header: string | string[] | undefined): UcpAgent {
+  const value = Array.isArray(header) ? header.join(', ') : header;
+  if (!value) return {};
+  const out: UcpAgent = {};
+  const profile = PROFILE.exec(value);
+  const profileText = profile ? (profile[1] ?? profile[2]).trim() : '';
+  if (profileText) {
+    out.profile = profileText;
+    try {
+      const url = new URL(profileText);
+      if (url.protocol === 'https:' || url.protocol === 'http:') out.profileUrl = url.href;
+    } catch {
+      // not a URL: kept as sent, never fetched
+    }
+  }
+  const version = VERSION.exec(value);
+  const versionText = version ? (version[1] ?? version[2]).trim() : '';
+  if (DATE.test(versionText)) out.version = versionText;
+  return out;
+}
+
+/**
+ * Whether this business can serve a platform speaking `version`: 2026-01-11 says a business MUST process a request
+ * from a platform whose version is not newer than its own. Dates compare as text.
+ */
+export function versionSupported(version: string | undefined, ours: string = UCP_VERSION): boolean {
+  return version === undefined || version <= ours;
+}
