@@ -67,12 +67,13 @@ export interface CheckoutChange {
   holdMinutes: number | null;
 }
 
+/** The SET is built here, not in a CASE: Citus refuses now() inside CASE or COALESCE on a distributed table. */
 export async function updateCheckout(tx: Db, companyId: string, id: string, c: CheckoutChange): Promise<CheckoutRecord> {
   const [row] = await tx.query<CheckoutRecord>(sql`
     UPDATE checkout_sessions SET status = ${c.status}, line_items = ${JSON.stringify(c.lines)}::jsonb, buyer = ${JSON.stringify(c.buyer ?? null)}::jsonb,
            fulfillment = ${JSON.stringify(c.fulfillment ?? null)}::jsonb, discount_codes = ${sql.param(c.codes)}::text[],
            payment = ${JSON.stringify(c.payment ?? null)}::jsonb,
-           expires_at = CASE WHEN ${c.holdMinutes}::int IS NULL THEN expires_at ELSE now() + ${c.holdMinutes}::int * interval '1 minute' END,
+           ${c.holdMinutes === null ? sql`` : sql`expires_at = now() + ${c.holdMinutes}::int * interval '1 minute',`}
            updated_at = now()
      WHERE company_id = ${companyId} AND id = ${id}
     RETURNING ${COLUMNS}`);

@@ -10,15 +10,25 @@ export interface IdempotencyRecord {
   age_s: number;
 }
 
-/** Claims the key for this request: true when it was free (or its pending claim is older than `staleSeconds`). */
+/**
+ * Claims the key for this request: true when it was free (or its pending claim is older than `staleSeconds`). Two
+ * statements, not one upsert with a WHERE: Citus refuses the time arithmetic (a stable function) in an upsert's
+ * ON CONFLICT WHERE on a distributed table. The take-over's UPDATE re-reads a row another take-over just changed
+ * (its created_at is then fresh), so two of them never both win.
+ */
 export async function claimIdempotencyKey(db: Db, companyId: string, scope: string, key: string, hash: Buffer, staleSeconds: number): Promise<boolean> {
-  const rows = await db.query(sql`
-    INSERT INTO idempotency_records AS r (company_id, scope, key, request_hash, status_code, response)
+  const fresh = await db.query(sql`
+    INSERT INTO idempotency_records (company_id, scope, key, request_hash, status_code, response)
     VALUES (${companyId}, ${scope}, ${key}, ${hash}, 0, '')
-    ON CONFLICT (company_id, scope, key) DO UPDATE SET request_hash = excluded.request_hash, created_at = now()
-      WHERE r.status_code = 0 AND r.created_at < now() - ${staleSeconds} * interval '1 second'
+    ON CONFLICT (company_id, scope, key) DO NOTHING
     RETURNING 1`);
-  return rows.length > 0;
+  if (fresh.length > 0) return true;
+  const takenOver = await db.query(sql`
+    UPDATE idempotency_records SET request_hash = ${hash}, created_at = now()
+     WHERE company_id = ${companyId} AND scope = ${scope} AND key = ${key}
+       AND status_code = 0 AND created_at < now() - ${staleSeconds} * interval '1 second'
+    RETURNING 1`);
+  return takenOver.length > 0;
 }
 
 export async function findIdempotencyRecord(db: Db, companyId: string, scope: string, key: string): Promise<IdempotencyRecord | undefined> {

@@ -50,7 +50,7 @@ export async function writeUcpSettings(
       hold_minutes = ${change.hold_minutes === undefined ? sql`s.hold_minutes` : sql`EXCLUDED.hold_minutes`},
       privacy_url = ${privacySet ? sql`EXCLUDED.privacy_url` : sql`s.privacy_url`},
       terms_url = ${termsSet ? sql`EXCLUDED.terms_url` : sql`s.terms_url`},
-      updated_at = now()
+      updated_at = EXCLUDED.updated_at
     RETURNING ${SETTINGS_COLUMNS}`);
   return rows[0];
 }

@@ -31,14 +31,14 @@ export type PaymentConfigWrite = Pick<
 export async function writePaymentConfig(db: Db, companyId: string, c: PaymentConfigWrite): Promise<PaymentConfigRow> {
   const rows = await db.query<PaymentConfigRow>(sql`
     INSERT INTO payment_configs (company_id, provider, key_id, key_secret_enc, webhook_secret_enc, previous_webhook_secret_enc,
-                                 webhook_secret_changed_at, base_url, mode)
+                                 webhook_secret_changed_at, base_url, mode, updated_at)
     VALUES (${companyId}, ${c.provider}, ${c.key_id}, ${c.key_secret_enc}, ${c.webhook_secret_enc}, ${c.previous_webhook_secret_enc},
-            ${c.webhook_secret_changed_at?.toISOString() ?? null}::timestamptz, ${c.base_url}, ${c.mode})
+            ${c.webhook_secret_changed_at?.toISOString() ?? null}::timestamptz, ${c.base_url}, ${c.mode}, now())
     ON CONFLICT (company_id) DO UPDATE SET
       provider = excluded.provider, key_id = excluded.key_id, key_secret_enc = excluded.key_secret_enc,
       webhook_secret_enc = excluded.webhook_secret_enc, previous_webhook_secret_enc = excluded.previous_webhook_secret_enc,
       webhook_secret_changed_at = excluded.webhook_secret_changed_at, base_url = excluded.base_url, mode = excluded.mode,
-      updated_at = now()
+      updated_at = excluded.updated_at
     RETURNING ${CONFIG_COLUMNS}`);
   return rows[0];
 }

@@ -70,3 +70,29 @@ describe('SQL placement', () => {
     expect(stale, 'ALLOWED names files without SQL (or gone): remove them').toEqual([]);
   });
 });
+
+/**
+ * Citus refuses a non-immutable function in an upsert's `DO UPDATE SET` (or its WHERE) on a distributed table
+ * ("functions used in the DO UPDATE SET clause of INSERTs on distributed tables must be marked IMMUTABLE"): the
+ * time comes from the inserted row (`EXCLUDED.updated_at`) or a parameter. Plain PostgreSQL accepts it, so only
+ * the Citus stage of CI would tell; this tells at once.
+ */
+describe('upserts that Citus accepts', () => {
+  const doUpdateClauses = (text: string): string[] =>
+    [...text.matchAll(/DO\s+UPDATE\s+SET([\s\S]*?)(?:RETURNING|`\)|;|$)/gi)].map((m) => m[1]);
+  const files = [...sourceFiles('src'), ...sourceFilesOf('src/db/functions', '.sql')];
+
+  it('finds the clauses (the scan reads the real code) and a now() in one', () => {
+    expect(files.flatMap((f) => doUpdateClauses(readFileSync(join(ROOT, f), 'utf8'))).length).toBeGreaterThan(15);
+    expect(doUpdateClauses('ON CONFLICT (id) DO UPDATE SET a = 1, t = now()\n RETURNING 1').some((c) => /\bnow\(\)/i.test(c))).toBe(true);
+  });
+
+  it('no ON CONFLICT DO UPDATE calls now() in its SET or WHERE', () => {
+    const offenders = files.filter((f) => doUpdateClauses(readFileSync(join(ROOT, f), 'utf8')).some((c) => /\b(?:now|clock_timestamp|random|gen_random_uuid)\(\)/i.test(c)));
+    expect(offenders, 'take the time from EXCLUDED.<column> (set by the VALUES) or a parameter').toEqual([]);
+  });
+});
+
+function sourceFilesOf(dir: string, ext: string): string[] {
+  return readdirSync(join(ROOT, dir)).filter((n) => n.endsWith(ext)).map((n) => posix.join(dir, n));
+}

@@ -51,11 +51,29 @@ async function expectSound(s: Shop) {
 /** The real database, with `then` run as soon as the poll's read of due sessions has answered: before any claim. */
 function actingAfterPoll(then: () => Promise<unknown>): typeof ctx.db {
   const dialect = new PgDialect();
+  const isPoll = (query: SQL) => dialect.sqlToQuery(query).sql.includes('checkout.expired-sessions');
   return Object.assign(Object.create(ctx.db) as typeof ctx.db, {
     async query<T>(query: SQL, name?: string): Promise<T[]> {
       const rows = await ctx.db.query<T>(query, name);
-      if (dialect.sqlToQuery(query).sql.includes('checkout.expired-sessions')) await then();
+      if (isPoll(query)) await then();
       return rows;
+    },
+    // on Citus the poll runs in a transaction of its own (crossCompany sets the guard's level in it): act once it ends
+    async tx<T>(fn: (tx: typeof ctx.db) => Promise<T>): Promise<T> {
+      let polled = false;
+      const result = await ctx.db.tx((inner) =>
+        fn(
+          Object.assign(Object.create(inner) as typeof inner, {
+            async query<R>(query: SQL, name?: string): Promise<R[]> {
+              const rows = await inner.query<R>(query, name);
+              if (isPoll(query)) polled = true;
+              return rows;
+            },
+          }),
+        ),
+      );
+      if (polled) await then();
+      return result;
     },
   });
 }
