@@ -94,6 +94,9 @@ CREATE TABLE checkout_sessions (
   platform_webhook_url text,
   expires_at timestamptz NOT NULL,
   order_id text,
+  -- what the checkout came to when it was completed (totals, codes, the options chosen), kept with its order: a
+  -- completed checkout reads the same however the company's rates and codes change later
+  completed_view jsonb,
   created_at timestamptz NOT NULL DEFAULT now(),
   updated_at timestamptz NOT NULL DEFAULT now(),
   PRIMARY KEY (company_id, id),

@@ -15,6 +15,9 @@ import { createUcpSettingsService } from './checkout/ucp-settings.service.js';
 import { createUcpDiscovery } from './checkout/ucp-discovery.service.js';
 import { createCheckoutService } from './checkout/checkout.service.js';
 import { createAgentProfiles } from './checkout/agent-profile.js';
+import { paymentHandlers } from './checkout/ucp-profile.js';
+import { orderNumbersFor } from './orders/order-numbers.js';
+import { createOrderWriter } from './orders/order-writer.js';
 import { createPaymentService } from './payments/payments.service.js';
 
 /**
@@ -26,11 +29,13 @@ export function createServices({ db, config }: { db: Db & { replica?: Db }; conf
   const catalogue = createCatalogueServices({ db, reads: db.replica ?? db, config });
   const shippingRates = createShippingRateService({ db });
   const discountCodes = createDiscountCodeService({ db });
+  // one allocator of order numbers per process, for POST /orders and completed checkouts alike
+  const orderNumbers = orderNumbersFor(db);
   return {
     companies: createCompanyService({ db }),
     taxProfiles: createTaxProfileService({ db }),
     keys: createKeyService({ db }),
-    orders: createOrderService({ db, media: catalogue.media }),
+    orders: createOrderService({ db, media: catalogue.media, orderNumbers }),
     customers: createCustomerService({ db }),
     ...catalogue,
     items: createItemService({ db }),
@@ -43,6 +48,8 @@ export function createServices({ db, config }: { db: Db & { replica?: Db }; conf
       shippingRates,
       discountCodes,
       agentProfiles: createAgentProfiles({ policy: { allowHttp: config.WEBHOOK_ALLOW_HTTP, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_ADDRESSES } }),
+      orderWriter: createOrderWriter({ db, orderNumbers }),
+      paymentHandlers: paymentHandlers({ testHandlers: config.UCP_TEST_HANDLERS }),
     }),
     ucpSettings: createUcpSettingsService({ db }),
     ucpDiscovery: createUcpDiscovery({ db, config }),

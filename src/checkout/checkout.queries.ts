@@ -18,7 +18,7 @@ export interface StoredLine {
 export type CheckoutRecord = Omit<CheckoutSessionRow, 'company_id' | 'line_items'> & { line_items: StoredLine[] };
 
 const COLUMNS = sql.raw(
-  'id, status, currency, ucp_version, location_id, line_items, buyer, fulfillment, discount_codes, payment, platform_webhook_url, expires_at, order_id, created_at, updated_at',
+  'id, status, currency, ucp_version, location_id, line_items, buyer, fulfillment, discount_codes, payment, platform_webhook_url, expires_at, order_id, completed_view, created_at, updated_at',
 );
 
 export interface NewCheckout {

@@ -2,12 +2,25 @@ import type { Db } from '../db/index.js';
 import type { CheckoutStatus } from '../db/schema/index.js';
 import { AppError } from '../contract/errors.js';
 import { UcpError } from '../contract/ucp-wire.js';
-import type { CreateCheckoutBody, UcpAddress, UcpMessage, UcpMethodIn, UpdateCheckoutBody } from '../contract/ucp-checkout.js';
+import type { CompleteCheckoutBody, CreateCheckoutBody, UcpAddress, UcpMessage, UcpMethodIn, UpdateCheckoutBody } from '../contract/ucp-checkout.js';
+import type { StoredAddress } from '../db/schema/index.js';
 import { newId, randomAlnum } from '../lib/ids.js';
-import { Decimal, money } from '../lib/money.js';
-import { findShipFromLocation, findVariantsByIdentifiers } from '../orders/orders.queries.js';
-import { holdStock, insufficientStock, releaseReservations, replaceHolds } from '../orders/reservations.js';
+import { Decimal, money, qty } from '../lib/money.js';
+import { normalizePhone } from '../lib/phone.js';
+import { resolveDeliveryState } from '../lib/pincode.js';
+import type { OrderWriter } from '../orders/order-writer.js';
+import {
+  CHECKOUT_CLOSED,
+  companyAutoCourierBooking,
+  findOrderById,
+  findShipFromLocation,
+  findVariantsByIdentifiers,
+  REFERENCE_TAKEN,
+} from '../orders/orders.queries.js';
+import { holdStock, insufficientStock, releaseReservations, replaceHolds, reservationLines } from '../orders/reservations.js';
 import { addBuyerAddress, findBuyerAddresses, findCheckout, insertCheckout, updateCheckout, type CheckoutRecord, type StoredLine } from './checkout.queries.js';
+import { settlePayment } from './payment-settlement.js';
+import type { HandlerDef } from './ucp-profile.js';
 import type { AgentProfiles } from './agent-profile.js';
 import type { DiscountEvaluation } from './discounts.js';
 import type { DiscountCodeService } from './discount-codes.service.js';
@@ -45,6 +58,54 @@ export interface CheckoutView {
 
 const OPEN: readonly CheckoutStatus[] = ['incomplete', 'requires_escalation', 'ready_for_complete'];
 const MISSING_FULFILLMENT = 'Fulfillment address and option must be selected before completion.';
+const MISSING_PHONE = "Completing needs the buyer's mobile number for delivery: set buyer.phone_number (or the address's phone_number)";
+
+/** The selected shipping destination of the checkout's first shipping method, if any. */
+function selectedDestination(record: CheckoutRecord): (UcpAddress & { id: string }) | undefined {
+  const methods = (record.fulfillment as { methods?: StoredMethod[] } | null)?.methods ?? [];
+  for (const m of methods) {
+    const d = m.destinations?.find((x) => x.id === m.selected_destination_id);
+    if (d) return d;
+  }
+  return undefined;
+}
+
+const nameOf = (p: { full_name?: string; fullName?: string; first_name?: string; last_name?: string } | undefined) =>
+  (p?.full_name ?? p?.fullName ?? [p?.first_name, p?.last_name].filter(Boolean).join(' ')).trim();
+
+/** Who receives the order: a name and an Indian mobile number, from the buyer, else from the address. */
+function recipient(record: CheckoutRecord): { ok: true; name: string; phoneE164: string; email: string | null } | { ok: false } {
+  const buyer = (record.buyer ?? {}) as {
+    email?: string;
+    phone_number?: string;
+    full_name?: string;
+    fullName?: string;
+    first_name?: string;
+    last_name?: string;
+  };
+  const destination = selectedDestination(record);
+  const raw = buyer.phone_number?.trim() || destination?.phone_number?.trim();
+  const phone = raw ? normalizePhone(raw) : undefined;
+  if (!phone?.ok) return { ok: false };
+  const name = nameOf(buyer) || nameOf(destination) || buyer.email?.trim() || 'Customer';
+  return { ok: true, name: name.slice(0, 200), phoneE164: phone.e164, email: buyer.email?.trim() || null };
+}
+
+/** The order's delivery address from the UCP destination: an Indian one with its state resolved from the PIN. */
+function orderAddress(d: UcpAddress, phoneE164: string): { address: StoredAddress & { country?: string }; india: boolean } {
+  const country = (d.address_country ?? 'IN').toUpperCase();
+  const base = {
+    name: nameOf(d) || null,
+    line1: d.street_address?.trim() ?? '',
+    line2: d.extended_address?.trim() || null,
+    city: d.address_locality?.trim() ?? '',
+    phone: phoneE164,
+  };
+  if (country !== 'IN') return { address: { ...base, state: d.address_region?.trim() ?? '', pincode: d.postal_code?.trim() ?? '', country }, india: false };
+  const state = resolveDeliveryState(d.postal_code ?? '', d.address_region);
+  if (!state.ok) throw new UcpError(400, 'invalid_address', state.message, '$.fulfillment');
+  return { address: { ...base, state: state.state, pincode: d.postal_code!.trim() }, india: true };
+}
 
 /** The buyer's key in the address book: their e-mail, else their phone; null when they gave neither. */
 function buyerKey(buyer: unknown): string | null {
@@ -63,11 +124,17 @@ export function createCheckoutService({
   shippingRates,
   discountCodes,
   agentProfiles,
+  orderWriter,
+  paymentHandlers,
 }: {
   db: Db;
   shippingRates: Pick<ShippingRateService, 'options'>;
   discountCodes: Pick<DiscountCodeService, 'evaluate'>;
   agentProfiles: Pick<AgentProfiles, 'get'>;
+  /** the one order path (orders/order-writer.ts): a completed checkout's order is an order like POST /orders' */
+  orderWriter: Pick<OrderWriter, 'place'>;
+  /** the handlers the businesses advertise (ucp-profile.ts paymentHandlers) */
+  paymentHandlers: readonly HandlerDef[];
 }) {
   /** The catalogue's lines for the platform's items, in its order; an unknown or unlisted item is refused. */
   async function linesFor(companyId: string, items: CreateCheckoutBody['line_items'], kept: StoredLine[]): Promise<StoredLine[]> {
@@ -159,8 +226,9 @@ export function createCheckoutService({
     return out;
   }
 
-  /** What the checkout comes to now. */
+  /** What the checkout comes to now; a completed one, what it came to when completed. */
   async function view(companyId: string, record: CheckoutRecord): Promise<CheckoutView> {
+    if (record.completed_view) return { ...(record.completed_view as Omit<CheckoutView, 'record'>), record };
     const lines = record.line_items;
     const goods = computeTotals({ lines: lines.map(totalsLine), shipping: null, discounts: [] }).subtotal.decimal;
     const messages: UcpMessage[] = [];
@@ -193,6 +261,8 @@ export function createCheckoutService({
     }
     if (methods.length === 0) ready = false;
     if (!ready && lines.length) messages.push({ type: 'error', code: 'missing', path: '$.fulfillment', content: MISSING_FULFILLMENT, severity: 'recoverable' });
+    if (ready && OPEN.includes(record.status) && !recipient(record).ok)
+      messages.push({ type: 'warning', code: 'missing', path: '$.buyer.phone_number', content: MISSING_PHONE });
     const discounts = await discountCodes.evaluate(companyId, record.discount_codes, goods);
     messages.push(...discounts.rejected.map((r) => r.message));
     const totals = computeTotals({ lines: lines.map(totalsLine), shipping, discounts: discounts.applied });
@@ -278,6 +348,94 @@ export function createCheckoutService({
         })
         .catch(stockRefusal);
       return view(companyId, record);
+    },
+
+    /**
+     * POST checkout-sessions/{id}/complete: the checkout becomes a confirmed order through the one order path
+     * (place_order(), with the checkout's held stock handed over), paid as the instrument says (payment-settlement.ts).
+     * Checks in UCP's order: unknown 404; finished or expired 409; not ready 400; no mobile number 400; payment (400,
+     * 402); then the order, which refuses a checkout canceled, completed or changed meanwhile (409) and short stock (409). The
+     * checkout's id is the order's external_reference, so one checkout never makes two orders.
+     */
+    async complete(business: UcpBusiness, id: string, body: CompleteCheckoutBody): Promise<CheckoutView> {
+      const companyId = business.companyId;
+      const record = await findCheckout(db, companyId, id);
+      if (!record) throw new UcpError(404, 'not_found', 'Checkout session not found');
+      if (!OPEN.includes(record.status)) throw new UcpError(409, 'checkout_not_modifiable', `Checkout is ${record.status} and cannot be completed`);
+      if (record.expires_at.getTime() <= Date.now()) throw new UcpError(409, 'checkout_expired', 'Checkout has expired; its stock was released');
+      const current = await view(companyId, record);
+      if (current.status !== 'ready_for_complete') throw new UcpError(400, 'missing', MISSING_FULFILLMENT, '$.fulfillment');
+      const who = recipient(record);
+      if (!who.ok) throw new UcpError(400, 'missing', MISSING_PHONE, '$.buyer.phone_number');
+      const destination = selectedDestination(record)!;
+      const { address, india } = orderAddress(destination, who.phoneE164);
+      const settlement = settlePayment(paymentHandlers, body.payment_data, { id, destinationCountry: destination.address_country });
+
+      const t = current.totals;
+      const payment = { ...((record.payment as object | null) ?? {}), selected_instrument_id: settlement.instrument.id, instruments: [settlement.instrument] };
+      const { record: _, ...kept } = current;
+      const lines = record.line_items;
+      const booking = india && (await companyAutoCourierBooking(db, companyId));
+      try {
+        await orderWriter.place(companyId, {
+          customer: { id: newId('cus'), name: who.name, phone_e164: who.phoneE164, email: who.email, address: india ? address : null },
+          order: {
+            id: newId('ord'),
+            external_reference: id,
+            payment: settlement.payment,
+            payment_reference: settlement.reference,
+            notes: null,
+            amount: t.total.decimal,
+            discount_amount: t.discount.decimal,
+            shipping_amount: t.fulfillment?.decimal ?? '0.00',
+            delivery_address: address,
+            location_id: record.location_id!,
+          },
+          lines: lines.map((l, i) => ({
+            variant_id: l.variant_id,
+            sku: l.sku,
+            name: l.title,
+            quantity: qty(new Decimal(l.quantity)),
+            unit_price: l.unit_price,
+            line_total: t.lines[i].subtotal.decimal,
+            tax_rate: l.gst_rate,
+            discount: t.lines[i].discount.decimal,
+            shipping: t.lines[i].shipping.decimal,
+          })),
+          reservations: reservationLines(holdRequests(lines)),
+          booking_job_id: booking ? newId('job') : null,
+          checkout_id: id,
+          checkout_open: true,
+          checkout_state: { line_items: record.line_items, buyer: record.buyer, fulfillment: record.fulfillment, discount_codes: record.discount_codes },
+          checkout_payment: payment,
+          checkout_view: { ...kept, status: 'completed', messages: [] } satisfies Omit<CheckoutView, 'record'>,
+        });
+      } catch (err) {
+        const code = (err as { code?: string }).code;
+        if (code === REFERENCE_TAKEN || code === CHECKOUT_CLOSED) {
+          const now = await findCheckout(db, companyId, id);
+          if (now && OPEN.includes(now.status))
+            throw new UcpError(409, 'checkout_changed', 'Checkout changed while it was being completed: read it again and complete it');
+          throw new UcpError(409, 'checkout_not_modifiable', `Checkout is ${now?.status ?? 'gone'} and cannot be completed`);
+        }
+        const short = insufficientStock(err);
+        if (!short) throw err;
+        const first = (short.details as { product_id: string }[] | undefined)?.[0]?.product_id ?? 'an item';
+        throw new UcpError(409, 'out_of_stock', `Insufficient stock for item ${first}`, '$.line_items');
+      }
+      return view(companyId, (await findCheckout(db, companyId, id))!);
+    },
+
+    /**
+     * GET orders/{id}: an order a checkout of this business made (its external_reference is the checkout, which names
+     * it back), with what the checkout came to. Any other order of the company is not found: the public surface shows
+     * only what a platform's own checkout created, to whoever holds the order's unguessable id.
+     */
+    async order(business: UcpBusiness, orderId: string): Promise<{ view: CheckoutView; order: { id: string; status: string } }> {
+      const order = await findOrderById(db, business.companyId, orderId);
+      const record = order?.external_reference ? await findCheckout(db, business.companyId, order.external_reference) : undefined;
+      if (!order || !record || record.order_id !== order.id) throw new UcpError(404, 'not_found', 'Order not found');
+      return { view: await view(business.companyId, record), order: { id: order.id, status: order.status } };
     },
 
     /** POST checkout-sessions/{id}/cancel: its holds released, the checkout canceled. */

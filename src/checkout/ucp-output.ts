@@ -13,17 +13,25 @@ import type { UcpBusiness } from './ucp-settings.service.js';
 
 const CAPABILITIES = ['dev.ucp.shopping.checkout', 'dev.ucp.shopping.fulfillment', 'dev.ucp.shopping.discount', 'dev.ucp.shopping.buyer_consent'];
 
-export function checkoutOut(view: CheckoutView, business: UcpBusiness, handlers: ProfileHandler[]): Record<string, unknown> {
+/** The checkout's totals in paise: subtotal, shipping, each code's discount, total. */
+function checkoutTotalsOut({ totals }: CheckoutView): UcpTotal[] {
+  const out: UcpTotal[] = [{ type: 'subtotal', display_text: 'Subtotal', amount: totals.subtotal.paise }];
+  if (totals.fulfillment) out.push({ type: 'fulfillment', display_text: 'Shipping', amount: totals.fulfillment.paise });
+  for (const d of totals.discounts) out.push({ type: 'discount', display_text: d.title, amount: d.amount.paise });
+  out.push({ type: 'total', display_text: 'Total', amount: totals.total.paise });
+  return out;
+}
+
+/** `endpoint`: the business's UCP endpoint (ucp-profile.ts ucpEndpoint), under which its orders are. */
+export function checkoutOut(view: CheckoutView, business: UcpBusiness, handlers: ProfileHandler[], endpoint: string): Record<string, unknown> {
   const { record, totals } = view;
-  const totalsOut: UcpTotal[] = [{ type: 'subtotal', display_text: 'Subtotal', amount: totals.subtotal.paise }];
-  if (totals.fulfillment) totalsOut.push({ type: 'fulfillment', display_text: 'Shipping', amount: totals.fulfillment.paise });
-  for (const d of totals.discounts) totalsOut.push({ type: 'discount', display_text: d.title, amount: d.amount.paise });
-  totalsOut.push({ type: 'total', display_text: 'Total', amount: totals.total.paise });
+  const totalsOut = checkoutTotalsOut(view);
 
   const links = [
     ...(business.privacyUrl ? [{ type: 'privacy_policy', url: business.privacyUrl }] : []),
     ...(business.termsUrl ? [{ type: 'terms_of_service', url: business.termsUrl }] : []),
   ];
+  const payment = (record.payment ?? {}) as { selected_instrument_id?: string; instruments?: unknown[] };
   const out: Record<string, unknown> = {
     ucp: { version: UCP_VERSION, capabilities: CAPABILITIES.map((name) => ({ name, version: UCP_VERSION })) },
     id: record.id,
@@ -43,10 +51,9 @@ export function checkoutOut(view: CheckoutView, business: UcpBusiness, handlers:
     expires_at: record.expires_at.toISOString(),
     payment: {
       handlers,
-      ...((record.payment as { selected_instrument_id?: string } | null)?.selected_instrument_id
-        ? { selected_instrument_id: (record.payment as { selected_instrument_id: string }).selected_instrument_id }
-        : {}),
-      instruments: [],
+      ...(payment.selected_instrument_id ? { selected_instrument_id: payment.selected_instrument_id } : {}),
+      // the instrument a completed checkout was paid with, its display fields only (never a credential)
+      instruments: payment.instruments ?? [],
     },
     fulfillment: {
       methods: view.methods.map((m) => ({
@@ -87,6 +94,53 @@ export function checkoutOut(view: CheckoutView, business: UcpBusiness, handlers:
   };
   if (record.buyer) out.buyer = record.buyer;
   if (view.messages.length) out.messages = view.messages satisfies UcpMessage[];
-  if (record.order_id) out.order = { id: record.order_id };
+  if (record.order_id) out.order = { id: record.order_id, permalink_url: `${endpoint}/orders/${record.order_id}` };
   return out;
+}
+
+/** Order statuses whose goods have left the warehouse: their lines are fulfilled. */
+const SHIPPED = ['shipped', 'delivered', 'returned'];
+
+/**
+ * A completed checkout's order as UCP 2026-01-11 writes it (the `order` capability): its lines, totals and promised
+ * fulfilment are what the checkout came to when completed; `status` is the order's own (an order of ours like any
+ * other: confirmed, packed, shipped…). Fulfilment events arrive with shipments.
+ */
+export function orderOut(view: CheckoutView, order: { id: string; status: string }, endpoint: string): Record<string, unknown> {
+  const { record, totals } = view;
+  const shipped = SHIPPED.includes(order.status);
+  const quantities = new Map(record.line_items.map((l) => [l.id, l.quantity]));
+  return {
+    ucp: { version: UCP_VERSION, capabilities: [{ name: 'dev.ucp.shopping.order', version: UCP_VERSION }] },
+    id: order.id,
+    checkout_id: record.id,
+    permalink_url: `${endpoint}/orders/${order.id}`,
+    line_items: record.line_items.map((l, i) => ({
+      id: l.id,
+      item: { id: l.item_id, title: l.title, price: amountOf(l.unit_price).paise },
+      quantity: { total: l.quantity, fulfilled: shipped ? l.quantity : 0 },
+      totals: [
+        { type: 'subtotal', amount: totals.lines[i].subtotal.paise },
+        { type: 'total', amount: totals.lines[i].amount.paise },
+      ],
+      status: shipped ? 'fulfilled' : 'processing',
+    })),
+    fulfillment: {
+      expectations: view.methods.flatMap((m) => {
+        const destination = m.destinations?.find((d) => d.id === m.selected_destination_id);
+        if (!destination) return [];
+        const { id: _, ...address } = destination;
+        return m.groups.map((g) => ({
+          id: g.id,
+          line_items: g.line_item_ids.filter((id) => quantities.has(id)).map((id) => ({ id, quantity: quantities.get(id)! })),
+          method_type: m.type,
+          destination: address,
+          ...(m.options.find((o) => o.id === g.selected_option_id) ? { description: m.options.find((o) => o.id === g.selected_option_id)!.title } : {}),
+        }));
+      }),
+      events: [],
+    },
+    adjustments: [],
+    totals: checkoutTotalsOut(view),
+  };
 }

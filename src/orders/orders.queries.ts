@@ -79,21 +79,33 @@ export async function orderPrelude(reader: TenantReader, externalReference: stri
 /** What place_order() (src/db/functions/place_order.sql) writes: the service has decided every value. Fields are the columns they fill. */
 export interface PlaceOrderWrite {
   customer: Pick<CustomerRecord, 'id' | 'name' | 'phone_e164' | 'email'> & { address: DeliveryAddress | null };
-  order: Pick<OrderRecord, 'id' | 'order_number' | 'payment' | 'payment_reference' | 'notes' | 'amount' | 'delivery_address'> & {
+  order: Pick<
+    OrderRecord,
+    'id' | 'order_number' | 'payment' | 'payment_reference' | 'notes' | 'amount' | 'discount_amount' | 'shipping_amount' | 'delivery_address'
+  > & {
     /** required for a placed order (a staff draft may have none) */
     external_reference: NonNullable<OrderRecord['external_reference']>;
     location_id: NonNullable<OrderRecord['location_id']>;
   };
-  lines: Pick<OrderLineRow, 'variant_id' | 'sku' | 'name' | 'quantity' | 'unit_price' | 'line_total' | 'tax_rate'>[];
+  lines: Pick<OrderLineRow, 'variant_id' | 'sku' | 'name' | 'quantity' | 'unit_price' | 'line_total' | 'tax_rate' | 'discount' | 'shipping'>[];
   /** the reserve_stock() lines (reservationLines in reservations.ts) */
   reservations: { variant_id: string; quantity: string; product_id: string; reservation_id: string }[];
   booking_job_id: string | null;
   /** The checkout this order completes: its held stock becomes the order's (complete_checkout_stock.sql). Absent for POST /orders. */
   checkout_id?: string;
+  /** With checkout_id: the checkout must still be open (its buyer completing it), else CHECKOUT_CLOSED and nothing is kept. */
+  checkout_open?: boolean;
+  /** With checkout_open: the checkout's line_items, buyer, fulfillment and discount_codes as read to price the order. */
+  checkout_state?: { line_items: unknown; buyer: unknown; fulfillment: unknown; discount_codes: string[] };
+  /** With checkout_id: what the completed checkout keeps (the instrument it was paid with, what it came to). */
+  checkout_payment?: unknown;
+  checkout_view?: unknown;
 }
 
 /** SQLSTATE raised by place_order() when the external_reference is already used (nothing was kept). */
 export const REFERENCE_TAKEN = 'CS200';
+/** SQLSTATE raised by place_order() when the checkout an order completes is no longer open, or changed (checkout_open). */
+export const CHECKOUT_CLOSED = 'CS410';
 
 /** The order.created event place_order_with_event() records: its id and the data the service knows before the write. */
 export interface PlacedEvent {

@@ -1,3 +1,4 @@
+import type { Db } from '../../src/db/index.js';
 import { sql, type SQL } from 'drizzle-orm';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import { describe, expect, it } from 'vitest';
@@ -59,7 +60,7 @@ function actingAfterPoll(then: () => Promise<unknown>): typeof ctx.db {
       return rows;
     },
     // on Citus the poll runs in a transaction of its own (crossCompany sets the guard's level in it): act once it ends
-    async tx<T>(fn: (tx: typeof ctx.db) => Promise<T>): Promise<T> {
+    async tx<T>(fn: (tx: Db) => Promise<T>): Promise<T> {
       let polled = false;
       const result = await ctx.db.tx((inner) =>
         fn(

@@ -15,7 +15,8 @@ export async function auditCompany(db: Db, companyId: string) {
       ON r.variant_id = s.variant_id AND r.location_id = s.location_id
     WHERE s.company_id = ${companyId}
       AND (s.reserved <> coalesce(r.open, 0) OR s.on_hand - s.reserved < 0 OR s.reserved < 0)`);
-  // every order has lines, and reservations matching its lines exactly (no partial order)
+  // every order has lines, and reservations matching its lines exactly (no partial order); its amount is its lines'
+  // totals less their discount plus their shipping, and its discount and shipping are its lines' shares
   const partial = await db.query<{ id: string; lines: number; reservations: number }>(sql`
     SELECT o.id,
       (SELECT count(*)::int FROM order_lines l WHERE l.company_id = ${companyId} AND l.order_id = o.id) AS lines,
@@ -25,7 +26,9 @@ export async function auditCompany(db: Db, companyId: string) {
         OR EXISTS (SELECT 1 FROM order_lines l WHERE l.company_id = ${companyId} AND l.order_id = o.id
                    AND l.quantity <> coalesce((SELECT sum(r.quantity) FROM stock_reservations r
                       WHERE r.company_id = ${companyId} AND r.order_id = l.order_id AND r.variant_id = l.variant_id), 0))
-        OR o.amount <> (SELECT coalesce(sum(line_total), 0) FROM order_lines l WHERE l.company_id = ${companyId} AND l.order_id = o.id))`);
+        OR (o.amount, o.discount_amount, o.shipping_amount) <>
+           (SELECT coalesce(sum(line_total - discount + shipping), 0), coalesce(sum(discount), 0), coalesce(sum(shipping), 0)
+              FROM order_lines l WHERE l.company_id = ${companyId} AND l.order_id = o.id))`);
   // reservations held by no order and no checkout (a leak)
   const orphans = await db.query<{ id: string }>(sql`
     SELECT r.id FROM stock_reservations r WHERE r.company_id = ${companyId}

@@ -58,6 +58,8 @@ export async function completeCheckout(db: Db, companyId: string, checkoutId: st
     unit_price: '100.00',
     line_total: money(new Decimal(i.quantity).times(100)),
     tax_rate: '18',
+    discount: '0.00',
+    shipping: '0.00',
   }));
   const amount = items.reduce((sum, i) => sum.plus(new Decimal(i.quantity).times(100)), new Decimal(0));
   return createOrderWriter({ db }).place(companyId, {
@@ -70,6 +72,8 @@ export async function completeCheckout(db: Db, companyId: string, checkoutId: st
       payment_reference: null,
       notes: null,
       amount: money(amount),
+      discount_amount: '0.00',
+      shipping_amount: '0.00',
       delivery_address: null,
       location_id: await shipFrom(db, companyId),
     },

@@ -125,6 +125,8 @@ export const checkoutSessions = pgTable(
     platform_webhook_url: text(),
     expires_at: timestamptz().notNull(),
     order_id: text(),
+    // what the checkout came to when completed (checkout.service.ts CheckoutView without its record)
+    completed_view: jsonb(),
     created_at: timestamptz().notNull().defaultNow(),
     updated_at: timestamptz().notNull().defaultNow(),
   },

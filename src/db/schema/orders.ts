@@ -34,6 +34,9 @@ export const orders = pgTable(
     payment_reference: text(),
     notes: text(),
     amount: numeric({ precision: 14, scale: 2 }).notNull(),
+    // what a UCP checkout charged besides the goods (migration 0025): amount = Σ line_total − discount + shipping
+    discount_amount: numeric({ precision: 14, scale: 2 }).notNull().default('0'),
+    shipping_amount: numeric({ precision: 14, scale: 2 }).notNull().default('0'),
     currency: text().notNull().default('INR'),
     // the order's own shipping address (a snapshot), or null when none is usable yet
     delivery_address: jsonb().$type<StoredAddress>(),
@@ -63,6 +66,9 @@ export const orderLines = pgTable(
     unit_price: numeric({ precision: 12, scale: 2 }).notNull(),
     line_total: numeric({ precision: 14, scale: 2 }).notNull(),
     tax_rate: numeric({ precision: 5, scale: 2 }).notNull(),
+    // the line's share of the order's discount and shipping (0 but for a UCP checkout's order)
+    discount: numeric({ precision: 14, scale: 2 }).notNull().default('0'),
+    shipping: numeric({ precision: 14, scale: 2 }).notNull().default('0'),
   },
   (t) => [
     primaryKey({ columns: [t.company_id, t.order_id, t.line_no] }),

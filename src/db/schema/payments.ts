@@ -2,7 +2,7 @@ import { index, jsonb, numeric, pgTable, primaryKey, text } from 'drizzle-orm/pg
 import { timestamptz } from './columns.js';
 import { companies } from './companies.js';
 
-// A company's payment provider, the provider's webhook events and what its orders and links pay for (migration 0025).
+// A company's payment provider, the provider's webhook events and what its orders and links pay for (migration 0024).
 
 export const PAYMENT_PROVIDERS = ['razorpay'] as const;
 export type PaymentProviderName = (typeof PAYMENT_PROVIDERS)[number];

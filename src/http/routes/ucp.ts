@@ -1,9 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import type { Answer } from '../../checkout/idempotency.js';
-import { checkoutOut } from '../../checkout/ucp-output.js';
+import { checkoutOut, orderOut } from '../../checkout/ucp-output.js';
 import type { CheckoutView } from '../../checkout/checkout.service.js';
-import { createCheckoutBody, updateCheckoutBody } from '../../contract/ucp-checkout.js';
+import { completeCheckoutBody, createCheckoutBody, updateCheckoutBody } from '../../contract/ucp-checkout.js';
+import { ucpEndpoint as endpointUrl } from '../../checkout/ucp-profile.js';
 import { UCP_VERSION, UcpError, ucpErrorBody } from '../../contract/ucp-wire.js';
 import type { Services } from '../../services.js';
 import { UCP_NOT_FOUND, ucpVersionCheck } from '../ucp-scope.js';
@@ -44,8 +45,9 @@ export function registerUcpRoutes({ ucpDiscovery, media, checkout }: Pick<Servic
           // The 2026-01-11 operations, each with `onRequest: ucpVersionCheck` (the version is checked before the body
           // is read, and before the Idempotency-Key is looked at).
           const answer = async (req: FastifyRequest, view: CheckoutView, status = 200): Promise<Answer> => {
-            const handlers = (await ucpDiscovery.profile(req.ucpBusiness, media.origin(req))).payment.handlers;
-            return { status, body: JSON.stringify(checkoutOut(view, req.ucpBusiness, handlers)) };
+            const origin = media.origin(req);
+            const handlers = (await ucpDiscovery.profile(req.ucpBusiness, origin)).payment.handlers;
+            return { status, body: JSON.stringify(checkoutOut(view, req.ucpBusiness, handlers, endpointUrl(origin, req.ucpBusiness.slug))) };
           };
           /** A write, once per Idempotency-Key: UCP refusals are answers too (kept and replayed), faults are not. */
           const write =
@@ -90,12 +92,25 @@ export function registerUcpRoutes({ ucpDiscovery, media, checkout }: Pick<Servic
             const a = await answer(req, await checkout.get(req.ucpBusiness, id(req)));
             return reply.header('content-type', 'application/json; charset=utf-8').send(a.body);
           });
+          endpoint.get('/orders/:id', { onRequest: ucpVersionCheck }, async (req, reply) => {
+            const { view, order } = await checkout.order(req.ucpBusiness, id(req));
+            const body = orderOut(view, order, endpointUrl(media.origin(req), req.ucpBusiness.slug));
+            return reply.header('content-type', 'application/json; charset=utf-8').send(JSON.stringify(body));
+          });
           endpoint.put(
             '/checkout-sessions/:id',
             { onRequest: ucpVersionCheck },
             write(
               (req) => `PUT checkout-sessions/${id(req)}`,
               async (req) => answer(req, await checkout.update(req.ucpBusiness, id(req), parsed(updateCheckoutBody, req.body))),
+            ),
+          );
+          endpoint.post(
+            '/checkout-sessions/:id/complete',
+            { onRequest: ucpVersionCheck },
+            write(
+              (req) => `POST checkout-sessions/${id(req)}/complete`,
+              async (req) => answer(req, await checkout.complete(req.ucpBusiness, id(req), parsed(completeCheckoutBody, req.body))),
             ),
           );
           endpoint.post(
