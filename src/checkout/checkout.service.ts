@@ -137,9 +137,9 @@ export function createCheckoutService({
   paymentHandlers: readonly HandlerDef[];
 }) {
   /** The catalogue's lines for the platform's items, in its order; an unknown or unlisted item is refused. */
-  async function linesFor(companyId: string, items: CreateCheckoutBody['line_items'], kept: StoredLine[]): Promise<StoredLine[]> {
+  async function linesFor(on: Db, companyId: string, items: CreateCheckoutBody['line_items'], kept: StoredLine[]): Promise<StoredLine[]> {
     const variants = await findVariantsByIdentifiers(
-      db,
+      on,
       companyId,
       items.map((i) => i.item.id),
     );
@@ -181,6 +181,7 @@ export function createCheckoutService({
 
   /** The fulfilment the platform sent, merged into what was kept (UCP 2026-01-11; docs/ucp.md). */
   async function methodsFor(
+    on: Db,
     companyId: string,
     sent: UcpMethodIn[] | undefined,
     kept: StoredMethod[],
@@ -190,7 +191,7 @@ export function createCheckoutService({
     const lineIds = lines.map((l) => l.id);
     if (!sent) return kept.map((m) => ({ ...m, line_item_ids: m.line_item_ids.filter((id) => lineIds.includes(id)) }));
     const key = buyerKey(buyer);
-    const book = key ? await findBuyerAddresses(db, companyId, key) : [];
+    const book = key ? await findBuyerAddresses(on, companyId, key) : [];
     const out: StoredMethod[] = [];
     for (const m of sent) {
       const before = kept.find((k) => k.id === m.id) ?? (m.id === undefined && kept.length === 1 ? kept[0] : undefined);
@@ -200,7 +201,7 @@ export function createCheckoutService({
         for (const d of m.destinations) {
           const known = book.find((b) => sameAddress(b.address, d));
           const id = known?.id ?? d.id ?? `addr_${randomAlnum(12)}`;
-          if (key && !known) await addBuyerAddress(db, companyId, key, id, { ...d, id: undefined });
+          if (key && !known) await addBuyerAddress(on, companyId, key, id, { ...d, id: undefined });
           destinations.push({ ...d, id });
         }
       } else if (!destinations && book.length) {
@@ -292,11 +293,11 @@ export function createCheckoutService({
     async create(business: UcpBusiness, body: CreateCheckoutBody, agentProfile: string | undefined): Promise<CheckoutView> {
       const companyId = business.companyId;
       const platformWebhookUrl = agentProfile ? (await agentProfiles.get(agentProfile)).webhookUrl : null;
-      const lines = await linesFor(companyId, body.line_items, []);
+      const lines = await linesFor(db, companyId, body.line_items, []);
       const locationId = await findShipFromLocation(db, companyId);
       if (!locationId) throw new UcpError(400, 'out_of_stock', 'Insufficient stock: the business has no location shipping orders');
       const id = `chk_${randomAlnum(24)}`;
-      const methods = await methodsFor(companyId, body.fulfillment?.methods, [], lines, body.buyer);
+      const methods = await methodsFor(db, companyId, body.fulfillment?.methods, [], lines, body.buyer);
       const record = await db
         .tx(async (tx) => {
           const row = await insertCheckout(tx, companyId, {
@@ -331,10 +332,10 @@ export function createCheckoutService({
       const record = await db
         .tx(async (tx) => {
           const before = await openForChange(tx, business, id);
-          const lines = await linesFor(companyId, body.line_items, before.line_items);
+          const lines = await linesFor(tx, companyId, body.line_items, before.line_items);
           const buyer = body.buyer ?? before.buyer;
           const kept = (before.fulfillment as { methods?: StoredMethod[] } | null)?.methods ?? [];
-          const methods = await methodsFor(companyId, body.fulfillment?.methods, kept, lines, buyer);
+          const methods = await methodsFor(tx, companyId, body.fulfillment?.methods, kept, lines, buyer);
           await replaceHolds(tx, { companyId, locationId: before.location_id!, checkoutId: id, lines: holdRequests(lines) });
           return updateCheckout(tx, companyId, id, {
             status: before.status,

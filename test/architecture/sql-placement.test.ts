@@ -78,8 +78,7 @@ describe('SQL placement', () => {
  * the Citus stage of CI would tell; this tells at once.
  */
 describe('upserts that Citus accepts', () => {
-  const doUpdateClauses = (text: string): string[] =>
-    [...text.matchAll(/DO\s+UPDATE\s+SET([\s\S]*?)(?:RETURNING|`\)|;|$)/gi)].map((m) => m[1]);
+  const doUpdateClauses = (text: string): string[] => [...text.matchAll(/DO\s+UPDATE\s+SET([\s\S]*?)(?:RETURNING|`\)|;|$)/gi)].map((m) => m[1]);
   const files = [...sourceFiles('src'), ...sourceFilesOf('src/db/functions', '.sql')];
 
   it('finds the clauses (the scan reads the real code) and a now() in one', () => {
@@ -88,11 +87,15 @@ describe('upserts that Citus accepts', () => {
   });
 
   it('no ON CONFLICT DO UPDATE calls now() in its SET or WHERE', () => {
-    const offenders = files.filter((f) => doUpdateClauses(readFileSync(join(ROOT, f), 'utf8')).some((c) => /\b(?:now|clock_timestamp|random|gen_random_uuid)\(\)/i.test(c)));
+    const offenders = files.filter((f) =>
+      doUpdateClauses(readFileSync(join(ROOT, f), 'utf8')).some((c) => /\b(?:now|clock_timestamp|random|gen_random_uuid)\(\)/i.test(c)),
+    );
     expect(offenders, 'take the time from EXCLUDED.<column> (set by the VALUES) or a parameter').toEqual([]);
   });
 });
 
 function sourceFilesOf(dir: string, ext: string): string[] {
-  return readdirSync(join(ROOT, dir)).filter((n) => n.endsWith(ext)).map((n) => posix.join(dir, n));
+  return readdirSync(join(ROOT, dir))
+    .filter((n) => n.endsWith(ext))
+    .map((n) => posix.join(dir, n));
 }
