@@ -194,12 +194,13 @@ export async function findInvoiceParty(db: Db, companyId: string, orderId: strin
   return order;
 }
 
-export type InvoiceLine = Pick<OrderLineRow, 'sku' | 'name' | 'quantity' | 'unit_price' | 'line_total' | 'tax_rate'> & Pick<ProductRow, 'hsn_code' | 'unit'>;
+export type InvoiceLine = Pick<OrderLineRow, 'sku' | 'name' | 'quantity' | 'unit_price' | 'line_total' | 'tax_rate' | 'discount' | 'shipping'> &
+  Pick<ProductRow, 'hsn_code' | 'unit'>;
 
 /** The order's lines with their products' HSN codes and units, in line order. */
 export async function findInvoiceLines(db: Db, companyId: string, orderId: string): Promise<InvoiceLine[]> {
   return db.query<InvoiceLine>(sql`
-    SELECT l.sku, l.name, l.quantity, l.unit_price, l.line_total, l.tax_rate, p.hsn_code, p.unit
+    SELECT l.sku, l.name, l.quantity, l.unit_price, l.line_total, l.tax_rate, l.discount, l.shipping, p.hsn_code, p.unit
     FROM order_lines l
     JOIN variants v ON v.company_id = ${companyId} AND v.id = l.variant_id
     JOIN products p ON p.company_id = ${companyId} AND p.id = v.product_id

@@ -3,7 +3,7 @@ import type { TaxProfile } from '../companies/companies.queries.js';
 import { rupeesInWords } from '../lib/amount-words.js';
 import { gstState } from '../lib/gstin.js';
 import { taxByRate, taxLine, taxTotals, type TaxedLine, type TaxKind, type TaxTotals } from '../lib/gst-tax.js';
-import { qty } from '../lib/money.js';
+import { Decimal, money, qty } from '../lib/money.js';
 import { findInvoiceLines, findInvoiceParty } from './billing.queries.js';
 
 /**
@@ -27,9 +27,23 @@ export interface InvoiceDocument {
   tax_kind: TaxKind;
   order_number: string;
   order_date: string;
-  lines: (TaxedLine & { description: string; sku: string; hsn_code: string | null; quantity: string; unit: string; unit_price: string })[];
+  lines: (TaxedLine & {
+    description: string;
+    sku: string;
+    hsn_code: string | null;
+    quantity: string;
+    unit: string;
+    unit_price: string;
+    /** quantity × rate; the line's share of the order's discount and of its shipping (absent on invoices issued before them) */
+    value?: string;
+    discount?: string;
+    shipping?: string;
+  })[];
   tax_table: ReturnType<typeof taxByRate>;
-  totals: TaxTotals;
+  /** `value`, `discount`, `shipping`: the goods before discount, the discount, the shipping charged with them */
+  totals: TaxTotals & { value?: string; discount?: string; shipping?: string };
+  /** Rule 46(p) CGST Rules: whether tax is payable on reverse charge (never, for a sale to a consumer or a business here) */
+  reverse_charge?: false;
   amount_in_words: string;
 }
 
@@ -52,6 +66,8 @@ export async function buildInvoiceDocument(db: Db, companyId: string, orderId: s
   const buyerState = gstState(delivery?.state ?? order.state) ?? sellerState;
   const registered = !!profile?.gstin;
   const taxKind: TaxKind = !registered ? 'none' : buyerState?.code === sellerState?.code ? 'intra' : 'inter';
+  // A line's amount is what the buyer pays for it: its value less its share of the discount plus its share of the
+  // shipping (a composite supply with the goods, taxed at their rate: checkout/totals.ts); the GST is taken out of that.
   const taxed = lines.map((l) => ({
     description: l.name,
     sku: l.sku,
@@ -59,9 +75,13 @@ export async function buildInvoiceDocument(db: Db, companyId: string, orderId: s
     quantity: qty(l.quantity),
     unit: l.unit,
     unit_price: l.unit_price,
-    ...taxLine(l.line_total, l.tax_rate, taxKind),
+    value: money(l.line_total),
+    discount: money(l.discount),
+    shipping: money(l.shipping),
+    ...taxLine(new Decimal(l.line_total).minus(l.discount).plus(l.shipping), l.tax_rate, taxKind),
   }));
-  const totals = taxTotals(taxed);
+  const sum = (key: 'value' | 'discount' | 'shipping') => money(taxed.reduce((acc, l) => acc.plus(l[key]), new Decimal(0)));
+  const totals = { ...taxTotals(taxed), value: sum('value'), discount: sum('discount'), shipping: sum('shipping') };
   return {
     v: 1,
     seller: {
@@ -84,6 +104,7 @@ export async function buildInvoiceDocument(db: Db, companyId: string, orderId: s
     lines: taxed,
     tax_table: registered ? taxByRate(taxed) : [],
     totals,
+    reverse_charge: false,
     amount_in_words: rupeesInWords(totals.total),
   };
 }

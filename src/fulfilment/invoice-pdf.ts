@@ -61,11 +61,20 @@ const MARGIN = 36;
 const A4_WIDTH = 595.28;
 const CONTENT = A4_WIDTH - 2 * MARGIN;
 
+/** A line's share of the order's discount and shipping, under its description (only when it has one). */
+function chargesNote(l: InvoiceDocument['lines'][number]): string {
+  const parts = [
+    ...(l.discount && new Decimal(l.discount).gt(0) ? [`less discount ${money(l.discount)}`] : []),
+    ...(l.shipping && new Decimal(l.shipping).gt(0) ? [`shipping ${money(l.shipping)}`] : []),
+  ];
+  return parts.length ? `\nValue ${money(l.value ?? l.gross)}, ${parts.join(', ')}` : '';
+}
+
 function lineColumns(d: InvoiceDocument): Column[] {
   const num = (title: string, width: number, value: Column['value']): Column => ({ title, width, align: 'right', value });
   const head: Column[] = [
     { title: '#', width: 16, value: (_l, i) => String(i + 1) },
-    { title: 'Description', width: 0, value: (l) => `${l.description}\nSKU ${l.sku}` },
+    { title: 'Description', width: 0, value: (l) => `${l.description}\nSKU ${l.sku}${chargesNote(l)}` },
     { title: 'HSN', width: 46, value: (l) => l.hsn_code ?? '-' },
     num('Qty', 50, (l) => `${new Decimal(l.quantity).toString()} ${l.unit}`),
     num('Rate', 54, (l) => money(l.unit_price)),
@@ -169,6 +178,8 @@ export function renderInvoicePdf(view: PdfView): Promise<Buffer> {
   if (view.against) facts.push(['Against invoice', `${view.against.number} of ${indiaDate(view.against.date)}`], ['Reason', `order ${view.against.reason}`]);
   facts.push(['Order no.', d.order_number], ['Order date', indiaDate(new Date(d.order_date))]);
   if (d.place_of_supply) facts.push(['Place of supply', `${d.place_of_supply.state} (${d.place_of_supply.state_code})`]);
+  // Rule 46(p) of the CGST Rules: whether tax is payable on reverse charge (never, for these sales)
+  facts.push(['Reverse charge', 'No']);
   let y = top;
   for (const [k, v] of facts) {
     doc
@@ -261,17 +272,18 @@ export function renderInvoicePdf(view: PdfView): Promise<Buffer> {
 
   // Totals
   keep(90);
-  const totals: [string, string][] = registered
-    ? [
-        ['Taxable value', rupees(d.totals.taxable)],
-        ...(d.tax_kind === 'intra'
-          ? ([
-              ['CGST', rupees(d.totals.cgst)],
-              ['SGST', rupees(d.totals.sgst)],
-            ] as [string, string][])
-          : ([['IGST', rupees(d.totals.igst)]] as [string, string][])),
-      ]
-    : [];
+  const charged = (v: string | undefined) => v !== undefined && new Decimal(v).gt(0);
+  const totals: [string, string][] = [];
+  if (charged(d.totals.discount) || charged(d.totals.shipping)) {
+    totals.push(['Value of goods', rupees(d.totals.value ?? d.totals.total)]);
+    if (charged(d.totals.discount)) totals.push(['Less discount', `-${rupees(d.totals.discount!)}`]);
+    if (charged(d.totals.shipping)) totals.push(['Shipping', rupees(d.totals.shipping!)]);
+  }
+  if (registered) {
+    totals.push(['Taxable value', rupees(d.totals.taxable)]);
+    if (d.tax_kind === 'intra') totals.push(['CGST', rupees(d.totals.cgst)], ['SGST', rupees(d.totals.sgst)]);
+    else totals.push(['IGST', rupees(d.totals.igst)]);
+  }
   totals.push([view.kind === 'credit_note' ? 'Total credited' : 'Total (GST included)', rupees(d.totals.total)]);
   for (const [k, v] of totals) {
     const bold = k.startsWith('Total');
@@ -286,6 +298,18 @@ export function renderInvoicePdf(view: PdfView): Promise<Buffer> {
   doc.moveDown(0.6);
   if (view.kind === 'invoice') doc.font('bold').text(`Payment status: ${paymentText(view.payment)}`, { width: CONTENT });
   else doc.font('bold').text(`This credit note reverses invoice ${view.against?.number ?? ''} in full.`, { width: CONTENT });
+  // Rule 46(q): signed by the supplier or an authorised representative
+  doc.moveDown(1);
+  keep(60);
+  doc
+    .font('bold')
+    .fontSize(9)
+    .text(`For ${d.seller.legal_name}`, MARGIN + CONTENT - 220, doc.y, { width: 220, align: 'right' });
+  doc.moveDown(2.2);
+  doc
+    .font('regular')
+    .fontSize(9)
+    .text('Authorised Signatory', MARGIN + CONTENT - 220, doc.y, { width: 220, align: 'right' });
   doc.moveDown(1);
   doc
     .font('regular')
@@ -295,7 +319,13 @@ export function renderInvoicePdf(view: PdfView): Promise<Buffer> {
       (registered
         ? 'Prices include GST. Per line, taxable value = amount × 100 / (100 + GST rate), rounded half up to the paisa; the tax is the rest of the amount' +
           (d.tax_kind === 'intra' ? ', split into central tax (half, rounded half up) and state tax (the remainder). ' : '. ')
-        : '') + 'Computer-generated document; no signature required.',
+        : '') +
+        (charged(d.totals.discount) || charged(d.totals.shipping)
+          ? 'A discount given on the invoice lowers the taxable value of the lines it is shared over; shipping charged with the goods is taxed at their rate, shared over the lines by value. '
+          : '') +
+        'Computer-generated document.',
+      MARGIN,
+      doc.y,
       { width: CONTENT },
     );
   doc.end();

@@ -177,6 +177,66 @@ describe('GST invoice PDF', () => {
     expect(text).toMatch(/Taxable value\s+₹3,033\.92/);
   });
 
+  it("a UCP checkout's order: the discount and shipping on each line and in the totals, reverse charge and signatory (Rule 46)", async () => {
+    const s = await gstShop();
+    await ctx.services.ucpSettings.set(s.companyId, { enabled: true });
+    await ctx.services.shippingRates.create(s.companyId, { id: 'std', title: 'Standard', level: 'standard', zone_kind: 'everywhere', price: '50.00' });
+    await ctx.services.discountCodes.create(s.companyId, { code: '10OFF', title: '10% Off', kind: 'percentage', value: '10' });
+    const ucp = async (path: string, payload: unknown) => {
+      const res = await ctx.app.inject({
+        method: path.endsWith('sessions') ? 'POST' : path.endsWith('complete') ? 'POST' : 'PUT',
+        url: `/ucp/${s.company.slug}/2026-01-11${path}`,
+        headers: { 'ucp-agent': 'profile="https://agent.example/p.json"', 'idempotency-key': uid(), 'content-type': 'application/json' },
+        payload: JSON.stringify(payload),
+      });
+      return res.json();
+    };
+    const lines = [
+      { item: { id: 'KURTA-M' }, quantity: 2 },
+      { item: { id: 'CHAI-LOOSE' }, quantity: 1 },
+    ];
+    const home = {
+      id: 'home',
+      street_address: '12 MG Road',
+      address_locality: 'Bengaluru',
+      postal_code: '560038',
+      address_region: 'Karnataka',
+      address_country: 'IN',
+    };
+    const chk = await ucp('/checkout-sessions', {
+      line_items: lines,
+      buyer: { first_name: 'Asha', last_name: 'Rao', phone_number: '+91 98450 12345' },
+      discounts: { codes: ['10OFF'] },
+      fulfillment: { methods: [{ type: 'shipping', destinations: [home], selected_destination_id: 'home' }] },
+    });
+    await ucp(`/checkout-sessions/${chk.id}`, { line_items: lines, fulfillment: { methods: [{ groups: [{ selected_option_id: 'std' }] }] } });
+    const done = await ucp(`/checkout-sessions/${chk.id}/complete`, { payment_data: { handler_id: 'cod' } });
+    expect(done.status).toBe('completed');
+    // goods 2598.00 + 499.99 = 3097.99; 10% off 309.79 (floor to the paisa); shipping 50.00: 2838.20
+    expect(done.totals.find((t: { type: string }) => t.type === 'total').amount).toBe(283820);
+
+    await ctx.services.fulfilment.issueInvoice(s.companyId, chk.id);
+    const o = (await get(ctx, s.headers, `/orders/${chk.id}`)).body.data;
+    expect(o.amount).toBe('2838.20');
+    expect(o.invoice).toMatchObject({ total: '2838.20', amount_due: '2838.20' });
+    const text = pdfText((await fetchPdf(o.invoice.url)).pdf);
+    expect(text).toMatch(/Value of goods\s+₹3,097\.99/);
+    expect(text).toMatch(/Less discount\s+-₹309\.79/);
+    expect(text).toMatch(/Shipping\s+₹50\.00/);
+    expect(text).toMatch(/Total \(GST included\)\s+₹2,838\.20/);
+    expect(text).toMatch(/Reverse charge\s+No/);
+    expect(text).toContain('For Sharma Handlooms Private Limited');
+    expect(text).toContain('Authorised Signatory');
+    // each line says its value and its shares; its amount is what the buyer pays for it, and the columns add up
+    // kurta: 2598.00 − 259.79 (its share of 309.79 by value) + 41.93 (its share of 50.00 by value after discount) = 2380.14
+    expect(text).toMatch(/Value 2598\.00, less discount\s+259\.79, shipping 41\.93/);
+    expect(text).toMatch(/Cotton Kurta - Indigo \/ M\s+6205\s+2 PCS\s+1299\.00\s+2125\.12\s+12\s+127\.51\s+127\.51\s+2380\.14/);
+    const [taxable, cgst, sgst] = ['Taxable value', 'CGST', 'SGST'].map(
+      (k) => new Decimal(text.match(new RegExp(`^\\s*${k}\\s+₹([\\d,]+\\.\\d{2})\\s*$`, 'm'))![1].replace(/,/g, '')),
+    );
+    expect(taxable.plus(cgst).plus(sgst).toFixed(2)).toBe('2838.20');
+  });
+
   it('inter-state (Karnataka to Tamil Nadu): IGST only, place of supply Tamil Nadu (33); prepaid shows paid', async () => {
     const s = await gstShop();
     const o = await shippedOrder(s, { items: ITEMS, payment: 'prepaid', delivery_address: CHENNAI });
