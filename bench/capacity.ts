@@ -147,6 +147,20 @@ async function main() {
         body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'browse_catalog', arguments: {} } }),
       }),
     ],
+    [
+      'MCP place_order',
+      () => ({
+        method: 'POST',
+        path: `${api}/mcp`,
+        headers: { ...headers, ...json, accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/call',
+          params: { name: 'place_order', arguments: orderBody(`cap-mcp-${process.pid}-${ref++}`, pick(f.skus)) },
+        }),
+      }),
+    ],
   ];
   const rows: { name: string; svc: number; db: number; rps: number; errors: number }[] = [];
   try {
