@@ -375,42 +375,46 @@ export function createCheckoutService({
       const t = current.totals;
       const payment = { ...((record.payment as object | null) ?? {}), selected_instrument_id: settlement.instrument.id, instruments: [settlement.instrument] };
       const { record: _, ...kept } = current;
+      const completed: Omit<CheckoutView, 'record'> = { ...kept, status: 'completed', messages: [] };
+      let orderId: string;
       const lines = record.line_items;
       const booking = india && (await companyAutoCourierBooking(db, companyId));
       try {
-        await orderWriter.place(companyId, {
-          customer: { id: newId('cus'), name: who.name, phone_e164: who.phoneE164, email: who.email, address: india ? address : null },
-          order: {
-            id: newId('ord'),
-            external_reference: id,
-            payment: settlement.payment,
-            payment_reference: settlement.reference,
-            notes: null,
-            amount: t.total.decimal,
-            discount_amount: t.discount.decimal,
-            shipping_amount: t.fulfillment?.decimal ?? '0.00',
-            delivery_address: address,
-            location_id: record.location_id!,
-          },
-          lines: lines.map((l, i) => ({
-            variant_id: l.variant_id,
-            sku: l.sku,
-            name: l.title,
-            quantity: qty(new Decimal(l.quantity)),
-            unit_price: l.unit_price,
-            line_total: t.lines[i].subtotal.decimal,
-            tax_rate: l.gst_rate,
-            discount: t.lines[i].discount.decimal,
-            shipping: t.lines[i].shipping.decimal,
-          })),
-          reservations: reservationLines(holdRequests(lines)),
-          booking_job_id: booking ? newId('job') : null,
-          checkout_id: id,
-          checkout_open: true,
-          checkout_state: { line_items: record.line_items, buyer: record.buyer, fulfillment: record.fulfillment, discount_codes: record.discount_codes },
-          checkout_payment: payment,
-          checkout_view: { ...kept, status: 'completed', messages: [] } satisfies Omit<CheckoutView, 'record'>,
-        });
+        orderId = (
+          await orderWriter.place(companyId, {
+            customer: { id: newId('cus'), name: who.name, phone_e164: who.phoneE164, email: who.email, address: india ? address : null },
+            order: {
+              id: newId('ord'),
+              external_reference: id,
+              payment: settlement.payment,
+              payment_reference: settlement.reference,
+              notes: null,
+              amount: t.total.decimal,
+              discount_amount: t.discount.decimal,
+              shipping_amount: t.fulfillment?.decimal ?? '0.00',
+              delivery_address: address,
+              location_id: record.location_id!,
+            },
+            lines: lines.map((l, i) => ({
+              variant_id: l.variant_id,
+              sku: l.sku,
+              name: l.title,
+              quantity: qty(new Decimal(l.quantity)),
+              unit_price: l.unit_price,
+              line_total: t.lines[i].subtotal.decimal,
+              tax_rate: l.gst_rate,
+              discount: t.lines[i].discount.decimal,
+              shipping: t.lines[i].shipping.decimal,
+            })),
+            reservations: reservationLines(holdRequests(lines)),
+            booking_job_id: booking ? newId('job') : null,
+            checkout_id: id,
+            checkout_open: true,
+            checkout_state: { line_items: record.line_items, buyer: record.buyer, fulfillment: record.fulfillment, discount_codes: record.discount_codes },
+            checkout_payment: payment,
+            checkout_view: completed,
+          })
+        ).id;
       } catch (err) {
         const code = (err as { code?: string }).code;
         if (code === REFERENCE_TAKEN || code === CHECKOUT_CLOSED) {
@@ -424,7 +428,8 @@ export function createCheckoutService({
         const first = (short.details as { product_id: string }[] | undefined)?.[0]?.product_id ?? 'an item';
         throw new UcpError(409, 'out_of_stock', `Insufficient stock for item ${first}`, '$.line_items');
       }
-      return view(companyId, (await findCheckout(db, companyId, id))!);
+      // what place_order() wrote to the checkout, without reading it back
+      return { ...completed, record: { ...record, status: 'completed', order_id: orderId, payment, completed_view: completed } };
     },
 
     /**
