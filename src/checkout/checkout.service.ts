@@ -102,6 +102,8 @@ function orderAddress(d: UcpAddress, phoneE164: string): { address: StoredAddres
     phone: phoneE164,
   };
   if (country !== 'IN') return { address: { ...base, state: d.address_region?.trim() ?? '', pincode: d.postal_code?.trim() ?? '', country }, india: false };
+  if (!base.line1 || !base.city)
+    throw new UcpError(400, 'invalid_address', 'A delivery address in India needs its street_address and address_locality', '$.fulfillment');
   const state = resolveDeliveryState(d.postal_code ?? '', d.address_region);
   if (!state.ok) throw new UcpError(400, 'invalid_address', state.message, '$.fulfillment');
   return { address: { ...base, state: state.state, pincode: d.postal_code!.trim() }, india: true };

@@ -280,8 +280,8 @@ describe('UCP checkout completion', () => {
     await expectSound(b.companyId);
   });
 
-  it('refuses before anything is written: not ready (400), no mobile number (400), a handler not offered (400), COD abroad (400)', async () => {
-    const b = await business('5');
+  it('refuses before anything is written: not ready (400), no mobile number (400), a handler not offered (400), COD abroad (400), no street (400)', async () => {
+    const b = await business('6');
     const bare = await b.call('POST', '/checkout-sessions', { line_items: [{ item: { id: 'ROSE-1' }, quantity: 1 }] });
     const notReady = await b.call('POST', `/checkout-sessions/${bare.body.id}/complete`, COD);
     expect(notReady.status).toBe(400);
@@ -312,8 +312,13 @@ describe('UCP checkout completion', () => {
     expect(cod.status).toBe(400);
     expect(cod.body.detail).toContain('India');
 
+    const { id: noStreet } = await b.ready(1, BUYER, { id: 'pin', postal_code: '560038', address_country: 'IN' });
+    const street = await b.call('POST', `/checkout-sessions/${noStreet}/complete`, COD);
+    expect(street.status).toBe(400);
+    expect(street.body.messages[0]).toMatchObject({ code: 'invalid_address', path: '$.fulfillment' });
+
     expect(await count(ctx, 'orders', b.companyId)).toBe(0);
-    expect(await b.reserved()).toBe('4.000'); // the four checkouts still hold their stock
+    expect(await b.reserved()).toBe('5.000'); // the five checkouts still hold their stock
     await expectSound(b.companyId);
   });
 
