@@ -113,6 +113,41 @@ describe('request logs at the default level', () => {
       headers: { ...key, ...json, accept: 'application/json, text/event-stream' },
       payload: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } },
     });
+    // a buyer's UCP checkout with their phone, e-mail and address: one completed into an order before, one through the list
+    await a.services.ucpSettings.set(s.companyId, { enabled: true });
+    await a.services.shippingRates.create(s.companyId, { id: 'std', title: 'Standard', level: 'standard', zone_kind: 'everywhere', price: '40.00' });
+    const ucp = `/ucp/${s.company.slug}/2026-01-11`;
+    const ucpHeaders = (key: string) => ({ ...json, 'ucp-agent': 'profile="https://agent.example/profile.json"', 'idempotency-key': key });
+    const checkoutBody = {
+      line_items: [{ item: { id: 'LOGS-1' }, quantity: 1 }],
+      buyer: { first_name: 'Lakshmi', last_name: 'Rao', email: EMAIL, phone_number: PHONE },
+      fulfillment: {
+        methods: [
+          {
+            type: 'shipping',
+            destinations: [
+              { id: 'home', street_address: '12 MG Road', address_locality: 'Bengaluru', postal_code: '560038', address_country: 'IN', phone_number: PHONE },
+            ],
+            selected_destination_id: 'home',
+            groups: [{ selected_option_id: 'std' }],
+          },
+        ],
+      },
+    };
+    const newCheckout = async () =>
+      (await a.app.inject({ method: 'POST', url: `${ucp}/checkout-sessions`, headers: ucpHeaders(`${DIGITS}-${Math.random()}`), payload: checkoutBody })).json()
+        .id as string;
+    const paid = await newCheckout();
+    const completed = await a.app.inject({
+      method: 'POST',
+      url: `${ucp}/checkout-sessions/${paid}/complete`,
+      headers: ucpHeaders(`c-${paid}`),
+      payload: { payment_data: { handler_id: 'cod' } },
+    });
+    expect(completed.statusCode).toBe(200);
+    const ucpOrder = completed.json().order.id as string;
+    const open = await newCheckout();
+
     const requests: (InjectOptions & { url: string })[] = [
       { url: `/healthz?${personal}` },
       { url: `/readyz?token=${feedToken}` },
@@ -163,6 +198,19 @@ describe('request logs at the default level', () => {
       { url: `/ucp/${DIGITS}/2026-01-11/docs/${q(EMAIL)}` },
       { url: `/ucp/${q(EMAIL)}/${feedToken}?${personal}` },
       { url: '/.well-known/ucp', headers: { host: `logs-${s.company.slug}.example.in` } },
+      { method: 'POST', url: `${ucp}/checkout-sessions?${personal}`, headers: ucpHeaders(`${EMAIL}-1`), payload: checkoutBody },
+      { url: `${ucp}/checkout-sessions/${open}?${personal}`, headers: ucpHeaders('get') },
+      { method: 'PUT', url: `${ucp}/checkout-sessions/${open}?${personal}`, headers: ucpHeaders(`${EMAIL}-2`), payload: checkoutBody },
+      {
+        method: 'POST',
+        url: `${ucp}/checkout-sessions/${open}/complete?${personal}`,
+        headers: ucpHeaders(`${EMAIL}-3`),
+        payload: { payment_data: { handler_id: 'cod' } },
+      },
+      { method: 'POST', url: `${ucp}/checkout-sessions/${open}/cancel?${personal}`, headers: ucpHeaders(`${EMAIL}-4`) },
+      { url: `${ucp}/checkout-sessions/${DIGITS}?${personal}`, headers: ucpHeaders('unknown') },
+      { url: `${ucp}/orders/${ucpOrder}?${personal}`, headers: ucpHeaders('order') },
+      { url: `${ucp}/orders/${DIGITS}`, headers: ucpHeaders('no-order') },
       mcp('get_order', { reference: REFERENCE, phone: PHONE }),
       mcp('get_order', { reference: UNKNOWN_REFERENCE }),
       mcp('find_customer', { phone: PHONE }),
