@@ -174,11 +174,11 @@ export function createCheckoutService({
   }
 
   /** A stock refusal (the reservation module's 409) in UCP's words, naming the item as the platform did. */
-  function stockRefusal(err: unknown): never {
+  function stockRefusal(err: unknown, status: 400 | 409 = 400): never {
     const short = err instanceof AppError && err.kind === 'insufficient_stock' ? err : insufficientStock(err);
     if (!short) throw err;
     const first = (short.details as { product_id: string }[] | undefined)?.[0]?.product_id ?? 'an item';
-    throw new UcpError(400, 'out_of_stock', `Insufficient stock for item ${first}`, '$.line_items');
+    throw new UcpError(status, 'out_of_stock', `Insufficient stock for item ${first}`, '$.line_items');
   }
 
   /** The fulfilment the platform sent, merged into what was kept (UCP 2026-01-11; docs/ucp.md). */
@@ -401,7 +401,7 @@ export function createCheckoutService({
               variant_id: l.variant_id,
               sku: l.sku,
               name: l.title,
-              quantity: qty(new Decimal(l.quantity)),
+              quantity: qty(l.quantity),
               unit_price: l.unit_price,
               line_total: t.lines[i].subtotal.decimal,
               tax_rate: l.gst_rate,
@@ -425,10 +425,8 @@ export function createCheckoutService({
             throw new UcpError(409, 'checkout_changed', 'Checkout changed while it was being completed: read it again and complete it');
           throw new UcpError(409, 'checkout_not_modifiable', `Checkout is ${now?.status ?? 'gone'} and cannot be completed`);
         }
-        const short = insufficientStock(err);
-        if (!short) throw err;
-        const first = (short.details as { product_id: string }[] | undefined)?.[0]?.product_id ?? 'an item';
-        throw new UcpError(409, 'out_of_stock', `Insufficient stock for item ${first}`, '$.line_items');
+        // the hold lapsed and the stock was sold meanwhile: a conflict with the checkout's state, not a bad request
+        stockRefusal(err, 409);
       }
       // what place_order() wrote to the checkout, without reading it back
       return { ...completed, record: { ...record, status: 'completed', order_id: orderId, payment, completed_view: completed } };

@@ -130,13 +130,16 @@ export function orderOut(view: CheckoutView, order: { id: string; status: string
         const destination = m.destinations?.find((d) => d.id === m.selected_destination_id);
         if (!destination) return [];
         const { id: _, ...address } = destination;
-        return m.groups.map((g) => ({
-          id: g.id,
-          line_items: g.line_item_ids.filter((id) => quantities.has(id)).map((id) => ({ id, quantity: quantities.get(id)! })),
-          method_type: m.type,
-          destination: address,
-          ...(m.options.find((o) => o.id === g.selected_option_id) ? { description: m.options.find((o) => o.id === g.selected_option_id)!.title } : {}),
-        }));
+        return m.groups.map((g) => {
+          const option = m.options.find((o) => o.id === g.selected_option_id);
+          return {
+            id: g.id,
+            line_items: g.line_item_ids.filter((id) => quantities.has(id)).map((id) => ({ id, quantity: quantities.get(id)! })),
+            method_type: m.type,
+            destination: address,
+            ...(option ? { description: option.title } : {}),
+          };
+        });
       }),
       events: [],
     },
