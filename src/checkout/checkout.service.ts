@@ -58,7 +58,7 @@ export interface CheckoutView {
 
 const OPEN: readonly CheckoutStatus[] = ['incomplete', 'requires_escalation', 'ready_for_complete'];
 const MISSING_FULFILLMENT = 'Fulfillment address and option must be selected before completion.';
-const MISSING_PHONE = "Completing needs the buyer's mobile number for delivery: set buyer.phone_number (or the address's phone_number)";
+const MISSING_PHONE = "Delivery in India needs the buyer's mobile number: set buyer.phone_number (or the address's phone_number)";
 
 /** The selected shipping destination of the checkout's first shipping method, if any. */
 function selectedDestination(record: CheckoutRecord): (UcpAddress & { id: string }) | undefined {
@@ -73,8 +73,14 @@ function selectedDestination(record: CheckoutRecord): (UcpAddress & { id: string
 const nameOf = (p: { full_name?: string; fullName?: string; first_name?: string; last_name?: string } | undefined) =>
   (p?.full_name ?? p?.fullName ?? [p?.first_name, p?.last_name].filter(Boolean).join(' ')).trim();
 
-/** Who receives the order: a name and an Indian mobile number, from the buyer, else from the address. */
-function recipient(record: CheckoutRecord): { ok: true; name: string; phoneE164: string; email: string | null } | { ok: false } {
+/** The destination's country: ISO 3166-1 alpha-2, India when not given. */
+const countryOf = (d: UcpAddress | undefined) => (d?.address_country ?? 'IN').trim().toUpperCase();
+
+/**
+ * Who receives the order: a name and a mobile number, from the buyer, else from the address. Delivery in India needs
+ * the number (the courier calls it; ok false without one); a buyer abroad may give none (phoneE164 null).
+ */
+function recipient(record: CheckoutRecord): { ok: true; name: string; phoneE164: string | null; email: string | null } | { ok: false } {
   const buyer = (record.buyer ?? {}) as {
     email?: string;
     phone_number?: string;
@@ -86,14 +92,14 @@ function recipient(record: CheckoutRecord): { ok: true; name: string; phoneE164:
   const destination = selectedDestination(record);
   const raw = buyer.phone_number?.trim() || destination?.phone_number?.trim();
   const phone = raw ? normalizePhone(raw) : undefined;
-  if (!phone?.ok) return { ok: false };
+  if (!phone?.ok && countryOf(destination) === 'IN') return { ok: false };
   const name = nameOf(buyer) || nameOf(destination) || buyer.email?.trim() || 'Customer';
-  return { ok: true, name: name.slice(0, 200), phoneE164: phone.e164, email: buyer.email?.trim() || null };
+  return { ok: true, name: name.slice(0, 200), phoneE164: phone?.ok ? phone.e164 : null, email: buyer.email?.trim() || null };
 }
 
 /** The order's delivery address from the UCP destination: an Indian one with its state resolved from the PIN. */
-function orderAddress(d: UcpAddress, phoneE164: string): { address: StoredAddress & { country?: string }; india: boolean } {
-  const country = (d.address_country ?? 'IN').toUpperCase();
+function orderAddress(d: UcpAddress, phoneE164: string | null): { address: StoredAddress & { country?: string }; india: boolean } {
+  const country = countryOf(d);
   const base = {
     name: nameOf(d) || null,
     line1: d.street_address?.trim() ?? '',

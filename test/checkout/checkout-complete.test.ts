@@ -347,6 +347,37 @@ describe('UCP checkout completion', () => {
     await expectSound(b.companyId);
   });
 
+  it('a buyer abroad completes without a phone (or a name): a prepaid order, its own customer without a number, no courier booked', async () => {
+    const b = await business('5');
+    await ctx.db.query(sql`UPDATE companies SET auto_courier_booking = true WHERE id = ${b.companyId}`);
+    const US = { id: 'us', address_country: 'US' };
+    const { id: first, body } = await b.ready(1, {}, US);
+    expect(body.messages ?? []).toEqual([]); // no warning: a number is needed only for delivery in India
+    const a = await b.call('POST', `/checkout-sessions/${first}/complete`, mock('success_token'));
+    expect(a.status).toBe(200);
+    const { id: second } = await b.ready(1, { email: 'jane.smith@example.com' }, { ...US, street_address: '1 Main St', postal_code: '62704' });
+    const c = await b.call('POST', `/checkout-sessions/${second}/complete`, mock('success_token'));
+    expect(c.status).toBe(200);
+
+    const orders = await ctx.db.query<Record<string, unknown>>(sql`
+      SELECT o.payment, o.delivery_address->>'country' AS country, c.phone_e164, c.email, c.name
+        FROM orders o JOIN customers c ON c.company_id = o.company_id AND c.id = o.customer_id
+       WHERE o.company_id = ${b.companyId} ORDER BY o.created_at`);
+    expect(orders).toEqual([
+      { payment: 'prepaid', country: 'US', phone_e164: null, email: null, name: 'Customer' },
+      { payment: 'prepaid', country: 'US', phone_e164: null, email: 'jane.smith@example.com', name: 'jane.smith@example.com' },
+    ]);
+    // two phone-less buyers are two customers; no courier is booked for a parcel abroad
+    expect(await count(ctx, 'customers', b.companyId)).toBe(2);
+    expect(await count(ctx, 'jobs', b.companyId)).toBe(0);
+    // the order reads with the company's key, its customer without a number
+    const lookup = await get(ctx, b.headers, `/orders/${first}`);
+    expect(lookup.status).toBe(200);
+    expect(lookup.body.data.customer).toMatchObject({ name: 'Customer', phone: null });
+    expect(await b.reserved()).toBe('2.000');
+    await expectSound(b.companyId);
+  });
+
   it('an expired checkout is refused with 409 and writes nothing', async () => {
     const b = await business('2');
     const { id } = await b.ready(2);

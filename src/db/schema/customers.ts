@@ -11,7 +11,8 @@ export const customers = pgTable(
       .references(() => companies.id),
     id: text().notNull(),
     name: text().notNull(),
-    phone_e164: text().notNull(),
+    /** null only for a UCP buyer abroad who gave no number (migration 0026) */
+    phone_e164: text(),
     email: text(),
     address_name: text(),
     address_line1: text(),
