@@ -78,6 +78,9 @@ export const configSchema = z.object({
   // The UCP conformance suite's payment handlers (google_pay, mock_payment_handler, shop_pay) in every profile: for a
   // conformance run only, never in production (they take no real payment).
   UCP_TEST_HANDLERS: flag('false'),
+  // The conformance suite's harness (POST /ucp/<slug>/testing/simulate-shipping/<order id> with this secret in a
+  // Simulation-Secret header, and PUT …/orders/<id>): served only when set, for a conformance run, never in production.
+  UCP_SIMULATION_SECRET: optionalString.pipe(z.string().min(16, 'must be at least 16 characters').optional()),
   // Catalogue read models held per instance: least recently used companies leave past this many MB.
   CATALOGUE_CACHE_MB: z.coerce.number().min(0).default(512),
   // A single MCP tools/call (2025 era or 2026-07-28) answered without the SDK's per-request server (docs/decisions.md);

@@ -7,6 +7,7 @@ import { createServices } from './services.js';
 import { createCourierWorker } from './fulfilment/worker.js';
 import { createDeliveryWorker } from './events/delivery-worker.js';
 import { createCheckoutExpiryWorker } from './checkout/expiry-worker.js';
+import { createOrderEventsWorker } from './checkout/order-events-worker.js';
 import { DEMO_SLUG, seedDemo } from './seed/demo.js';
 import { startMetricsServer, type Metrics } from './http/metrics.js';
 import { serveAdminSocket } from './cli/admin-server.js';
@@ -75,6 +76,18 @@ export async function main(tracing: Tracing | null): Promise<void> {
     onError: (stage) => app.metrics.workerError('checkouts', stage),
   });
   expiry.start();
+  // UCP order events to the platform that placed the order (an outbox of its own, signed with the UCP key).
+  const platformEvents = config.WEBHOOK_WORKER_ENABLED
+    ? createOrderEventsWorker({
+        db,
+        config,
+        checkout: services.checkout,
+        origin: () => services.media.configuredOrigin(),
+        log: logger.child({ component: 'ucp-order-events' }),
+        onError: (stage) => app.metrics.workerError('ucp-order-events', stage),
+      })
+    : null;
+  platformEvents?.start();
   // Prometheus metrics on a port of their own, never the public one (docs/operations.md).
   const metricsServer = config.METRICS_PORT ? await startMetricsServer(app.metrics, config.METRICS_HOST ?? config.HOST, config.METRICS_PORT) : null;
   if (metricsServer) logger.info({ port: metricsServer.port }, 'metrics served on GET /metrics');
@@ -97,7 +110,7 @@ export async function main(tracing: Tracing | null): Promise<void> {
       // A keep-alive connection whose request was in flight when closing began goes idle afterwards and would hold
       // close() open until its keep-alive timeout: such connections are closed as they go idle.
       const reaper = setInterval(() => app.server.closeIdleConnections(), 100);
-      await Promise.all([worker?.stop(), deliveries?.stop(), expiry.stop(), app.close(), adminSocket?.close()]).finally(() => clearInterval(reaper));
+      await Promise.all([worker?.stop(), deliveries?.stop(), expiry.stop(), platformEvents?.stop(), app.close(), adminSocket?.close()]).finally(() => clearInterval(reaper));
       metricsServer?.server.close();
       await db.close();
       await redis?.quit().catch(() => {});

@@ -18,7 +18,7 @@ export interface StoredLine {
 export type CheckoutRecord = Omit<CheckoutSessionRow, 'company_id' | 'line_items'> & { line_items: StoredLine[] };
 
 const COLUMNS = sql.raw(
-  'id, status, currency, ucp_version, location_id, line_items, buyer, fulfillment, discount_codes, payment, platform_webhook_url, expires_at, order_id, completed_view, created_at, updated_at',
+  'id, status, currency, ucp_version, location_id, line_items, buyer, fulfillment, discount_codes, payment, platform_webhook_url, expires_at, order_id, completed_view, order_updates, created_at, updated_at',
 );
 
 export interface NewCheckout {
@@ -91,4 +91,27 @@ export async function addBuyerAddress(db: Db, companyId: string, buyerKey: strin
   await db.query(sql`
     INSERT INTO buyer_addresses (company_id, buyer_key, id, address) VALUES (${companyId}, ${buyerKey}, ${id}, ${JSON.stringify(address)}::jsonb)
     ON CONFLICT DO NOTHING`);
+}
+
+/** The shipment of a checkout's order, as the UCP order shows it (fulfilment events). */
+export interface OrderShipmentFacts {
+  id: string;
+  courier: string | null;
+  awb: string | null;
+  tracking_url: string | null;
+  delivered_at: Date | null;
+  created_at: Date;
+}
+
+export async function findOrderShipment(db: Db, companyId: string, orderId: string): Promise<OrderShipmentFacts | undefined> {
+  const rows = await db.query<OrderShipmentFacts>(sql`
+    SELECT id, courier, awb, tracking_url, delivered_at, created_at FROM shipments WHERE company_id = ${companyId} AND order_id = ${orderId}`);
+  return rows[0];
+}
+
+/** What a platform recorded on the checkout's order through the conformance harness (fulfilment events, adjustments). */
+export async function setOrderUpdates(db: Db, companyId: string, checkoutId: string, updates: { events: unknown[]; adjustments: unknown[] }): Promise<void> {
+  await db.query(sql`
+    UPDATE checkout_sessions SET order_updates = ${JSON.stringify(updates)}::jsonb, updated_at = now()
+     WHERE company_id = ${companyId} AND id = ${checkoutId}`);
 }

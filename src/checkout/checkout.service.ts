@@ -18,7 +18,18 @@ import {
   REFERENCE_TAKEN,
 } from '../orders/orders.queries.js';
 import { holdStock, insufficientStock, releaseReservations, replaceHolds, reservationLines } from '../orders/reservations.js';
-import { addBuyerAddress, findBuyerAddresses, findCheckout, insertCheckout, updateCheckout, type CheckoutRecord, type StoredLine } from './checkout.queries.js';
+import {
+  addBuyerAddress,
+  findBuyerAddresses,
+  findCheckout,
+  findOrderShipment,
+  insertCheckout,
+  setOrderUpdates,
+  updateCheckout,
+  type CheckoutRecord,
+  type OrderShipmentFacts,
+  type StoredLine,
+} from './checkout.queries.js';
 import { settlePayment } from './payment-settlement.js';
 import type { HandlerDef } from './ucp-profile.js';
 import type { AgentProfiles } from './agent-profile.js';
@@ -440,14 +451,30 @@ export function createCheckoutService({
 
     /**
      * GET orders/{id}: an order a checkout of this business made (its external_reference is the checkout, which names
-     * it back), with what the checkout came to. Any other order of the company is not found: the public surface shows
-     * only what a platform's own checkout created, to whoever holds the order's unguessable id.
+     * it back), with what the checkout came to, its shipment and what a platform recorded on it. Any other order of
+     * the company is not found: the public surface shows only what a platform's own checkout created, to whoever holds
+     * the order's unguessable id. Also what the platform-event worker sends (it knows only the company).
      */
-    async order(business: UcpBusiness, orderId: string): Promise<{ view: CheckoutView; order: { id: string; status: string } }> {
+    async order(business: Pick<UcpBusiness, 'companyId'>, orderId: string): Promise<UcpOrderFacts> {
       const order = await findOrderById(db, business.companyId, orderId);
       const record = order?.external_reference ? await findCheckout(db, business.companyId, order.external_reference) : undefined;
       if (!order || !record || record.order_id !== order.id) throw new UcpError(404, 'not_found', 'Order not found');
-      return { view: await view(business.companyId, record), order: { id: order.id, status: order.status } };
+      const shipment = SHIPPED_OR_AFTER.includes(order.status) ? await findOrderShipment(db, business.companyId, order.id) : undefined;
+      return { view: await view(business.companyId, record), order: { id: order.id, status: order.status, shipment } };
+    },
+
+    /**
+     * PUT orders/{id}, the conformance harness (served only with a simulation secret): the platform's order with its
+     * fulfilment events and adjustments; those beyond the order's own are kept on the checkout and shown after them.
+     */
+    async recordOnOrder(business: UcpBusiness, orderId: string, updates: { events: unknown[]; adjustments: unknown[] }): Promise<UcpOrderFacts> {
+      const facts = await this.order(business, orderId);
+      const own = new Set(ownFulfillmentEventIds(facts.order));
+      await setOrderUpdates(db, business.companyId, facts.view.record.id, {
+        events: updates.events.filter((e) => !own.has((e as { id?: string }).id ?? '')),
+        adjustments: updates.adjustments,
+      });
+      return this.order(business, orderId);
     },
 
     /** POST checkout-sessions/{id}/cancel: its holds released, the checkout canceled. */
@@ -474,6 +501,19 @@ export function createCheckoutService({
     },
   };
 }
+
+/** Order statuses whose goods have left the warehouse: a shipment shows in the UCP order. */
+export const SHIPPED_OR_AFTER = ['shipped', 'delivered', 'returned'];
+
+/** An order of a checkout as the UCP order is made from it (ucp-output.ts orderOut). */
+export interface UcpOrderFacts {
+  view: CheckoutView;
+  order: { id: string; status: string; shipment: OrderShipmentFacts | undefined };
+}
+
+/** The ids of the fulfilment events the order's own shipment makes (ucp-output.ts): a platform cannot overwrite them. */
+export const ownFulfillmentEventIds = (order: UcpOrderFacts['order']): string[] =>
+  order.shipment ? [`${order.shipment.id}_shipped`, ...(order.status === 'delivered' ? [`${order.shipment.id}_delivered`] : [])] : [];
 
 const totalsLine = (l: StoredLine) => ({ unitPrice: l.unit_price, quantity: String(l.quantity), gstRate: l.gst_rate });
 

@@ -1,6 +1,6 @@
 import type { UcpMessage, UcpTotal } from '../contract/ucp-checkout.js';
 import { UCP_VERSION } from '../contract/ucp-wire.js';
-import type { CheckoutView } from './checkout.service.js';
+import { ownFulfillmentEventIds, SHIPPED_OR_AFTER, type CheckoutView, type UcpOrderFacts } from './checkout.service.js';
 import type { ProfileHandler } from './ucp-profile.js';
 import { amountOf } from './totals.js';
 import type { UcpBusiness } from './ucp-settings.service.js';
@@ -98,18 +98,34 @@ export function checkoutOut(view: CheckoutView, business: UcpBusiness, handlers:
   return out;
 }
 
-/** Order statuses whose goods have left the warehouse: their lines are fulfilled. */
-const SHIPPED = ['shipped', 'delivered', 'returned'];
-
 /**
  * A completed checkout's order as UCP 2026-01-11 writes it (the `order` capability): its lines, totals and promised
  * fulfilment are what the checkout came to when completed; `status` is the order's own (an order of ours like any
- * other: confirmed, packed, shipped…). Fulfilment events arrive with shipments.
+ * other: confirmed, packed, shipped…). Fulfilment events come from its shipment (shipped, then delivered), followed
+ * by what a platform recorded through the conformance harness; adjustments likewise.
  */
-export function orderOut(view: CheckoutView, order: { id: string; status: string }, endpoint: string): Record<string, unknown> {
+export function orderOut({ view, order }: UcpOrderFacts, endpoint: string): Record<string, unknown> {
   const { record, totals } = view;
-  const shipped = SHIPPED.includes(order.status);
+  const shipped = SHIPPED_OR_AFTER.includes(order.status);
   const quantities = new Map(record.line_items.map((l) => [l.id, l.quantity]));
+  const allLines = record.line_items.map((l) => ({ id: l.id, quantity: l.quantity }));
+  const s = order.shipment;
+  const [shippedId, deliveredId] = ownFulfillmentEventIds(order);
+  const own = s
+    ? [
+        {
+          id: shippedId,
+          occurred_at: s.created_at.toISOString(),
+          type: 'shipped',
+          line_items: allLines,
+          ...(s.awb ? { tracking_number: s.awb } : {}),
+          ...(s.tracking_url ? { tracking_url: s.tracking_url } : {}),
+          description: s.courier ? `Shipped via ${s.courier}` : 'Shipped',
+        },
+        ...(deliveredId ? [{ id: deliveredId, occurred_at: (s.delivered_at ?? s.created_at).toISOString(), type: 'delivered', line_items: allLines }] : []),
+      ]
+    : [];
+  const recorded = (record.order_updates ?? { events: [], adjustments: [] }) as { events: unknown[]; adjustments: unknown[] };
   return {
     ucp: { version: UCP_VERSION, capabilities: [{ name: 'dev.ucp.shopping.order', version: UCP_VERSION }] },
     id: order.id,
@@ -141,9 +157,9 @@ export function orderOut(view: CheckoutView, order: { id: string; status: string
           };
         });
       }),
-      events: [],
+      events: [...own, ...recorded.events],
     },
-    adjustments: [],
+    adjustments: recorded.adjustments,
     totals: checkoutTotalsOut(view),
   };
 }

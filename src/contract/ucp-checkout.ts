@@ -125,3 +125,48 @@ export interface UcpMessage {
   content: string;
   severity?: 'recoverable' | 'requires_buyer_input' | 'requires_buyer_review';
 }
+
+/** A line a fulfilment event or adjustment names (UCP order: `{ id, quantity }`). */
+const orderLineRef = z.object({ id, quantity: z.number().int().min(1).max(1_000_000) }).loose();
+const moment = z
+  .string()
+  .max(40)
+  .refine((v) => !Number.isNaN(Date.parse(v)), 'must be a date-time (RFC 3339)');
+
+/** A fulfilment event of the UCP order (2026-01-11): `type` is open (shipped, in_transit, delivered…). */
+export const fulfillmentEventIn = z
+  .object({
+    id,
+    occurred_at: moment,
+    type: text(64).min(1, 'must not be empty'),
+    line_items: z.array(orderLineRef).max(MAX_ITEMS),
+    tracking_number: text(128).optional(),
+    tracking_url: z.url().max(2048).optional(),
+    carrier: text(128).optional(),
+    description: text(500).optional(),
+  })
+  .loose();
+
+/** An adjustment of the UCP order (2026-01-11): a refund, return, credit…; `status` is pending, completed or failed. */
+export const adjustmentIn = z
+  .object({
+    id,
+    type: text(64).min(1, 'must not be empty'),
+    occurred_at: moment,
+    status: z.enum(['pending', 'completed', 'failed']),
+    line_items: z.array(orderLineRef).max(MAX_ITEMS).optional(),
+    amount: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
+    description: text(500).optional(),
+  })
+  .loose();
+
+/** PUT …/orders/{id} (the conformance harness): the order as the platform sends it back, with its events and adjustments. */
+export const orderUpdateBody = z
+  .object({
+    fulfillment: z
+      .object({ events: z.array(fulfillmentEventIn).max(100).optional() })
+      .loose()
+      .optional(),
+    adjustments: z.array(adjustmentIn).max(100).optional(),
+  })
+  .loose();

@@ -7,7 +7,7 @@ import { recordEvent } from '../events/events.queries.js';
 import { newId } from '../lib/ids.js';
 import type { DocumentLinker } from '../media/media.service.js';
 import { tenantReader, type TenantReader } from '../keys/key-check.js';
-import { findOrderByReference } from './orders.queries.js';
+import { findOrderByReference, owePlatformOrderEvent } from './orders.queries.js';
 
 /**
  * The order in the GET /orders/{reference} shape: the one rendering of the lookup, used by the lookup itself and by
@@ -79,4 +79,15 @@ export async function recordOrderEvent(
   const data = await orderLookupByReference(tenantReader(tx, { companyId }), orderId, null, now);
   if (!data) throw new Error(`order ${orderId} cannot be read for its ${type} event`);
   await recordEvent(tx, companyId, { id: newId('evt'), type, subjectId: orderId, data, at: now });
+  // an order a UCP checkout placed (its reference is the checkout): its platform hears of the move too
+  const platformEvent = type === 'order.status_changed' ? PLATFORM_EVENTS[data.order_status] : undefined;
+  if (platformEvent && data.external_reference?.startsWith('chk_')) await owePlatformOrderEvent(tx, companyId, orderId, data.external_reference, platformEvent);
 }
+
+/** The UCP order event a status sends to the platform that placed the order (order_placed is sent by place_order()). */
+const PLATFORM_EVENTS: Partial<Record<string, string>> = {
+  shipped: 'order_shipped',
+  delivered: 'order_delivered',
+  cancelled: 'order_canceled',
+  returned: 'order_returned',
+};

@@ -293,3 +293,16 @@ export async function allocateOrderNumbers(db: Db, companyId: string, block: num
   const rows = await db.query<{ first: string }>(sql`SELECT allocate_order_numbers(${companyId}, ${block}::integer) AS first`, 'allocate_order_numbers');
   return rows[0].first;
 }
+
+/**
+ * An order a UCP checkout placed owes its platform an event (order_shipped, order_canceled…) when the platform named a
+ * webhook: one row in the UCP outbox (migration 0026), in the caller's transaction. Nothing for any other order.
+ */
+export async function owePlatformOrderEvent(tx: Db, companyId: string, orderId: string, checkoutId: string, eventType: string): Promise<void> {
+  await tx.query(sql`
+    INSERT INTO ucp_order_deliveries (company_id, id, checkout_id, order_id, event_type, url)
+    SELECT company_id, ${`${orderId}:${eventType}`}, id, order_id, ${eventType}, platform_webhook_url
+      FROM checkout_sessions
+     WHERE company_id = ${companyId} AND id = ${checkoutId} AND order_id = ${orderId} AND platform_webhook_url IS NOT NULL
+    ON CONFLICT DO NOTHING`);
+}

@@ -10,7 +10,8 @@
 --   raises CS410 and nothing is kept); false for a payment that arrived after its checkout expired;
 --   checkout_state: the checkout's lines, buyer, fulfilment and codes as the service read them to price the order: a
 --   checkout changed since (an update that committed meanwhile) raises CS410 too, so the order is what was agreed;
---   checkout_payment, checkout_view: what the completed checkout keeps (the instrument it was paid with, its totals)
+--   checkout_payment, checkout_view: what the completed checkout keeps (the instrument it was paid with, its totals);
+--   a checkout whose platform named a webhook owes it an order_placed event (ucp_order_deliveries)
 -- The customer is found or created (upsert_customer). The order number comes from the caller (taken from a block by
 -- the service); an order without one (an instance of an older release) takes one before the INSERT. The order
 -- insert waits on the external_reference index for a concurrent first attempt; when the reference is taken it raises
@@ -25,6 +26,7 @@ DECLARE
   num text := ord->>'order_number';
   c customers%ROWTYPE;
   o orders%ROWTYPE;
+  hook text;
 BEGIN
   c := upsert_customer(p_company, p->'customer');
 
@@ -68,7 +70,14 @@ BEGIN
     END IF;
     PERFORM complete_checkout_stock(p_company, ord->>'location_id', p->>'checkout_id', o.id, p->'reservations');
     UPDATE checkout_sessions cs SET payment = coalesce(p->'checkout_payment', cs.payment), completed_view = p->'checkout_view'
-     WHERE cs.company_id = p_company AND cs.id = p->>'checkout_id';
+     WHERE cs.company_id = p_company AND cs.id = p->>'checkout_id'
+     RETURNING cs.platform_webhook_url INTO hook;
+    -- the platform that placed it hears of the order (the outbox of UCP order events, migration 0026)
+    IF hook IS NOT NULL THEN
+      INSERT INTO ucp_order_deliveries (company_id, id, checkout_id, order_id, event_type, url)
+      VALUES (p_company, o.id || ':order_placed', p->>'checkout_id', o.id, 'order_placed', hook)
+      ON CONFLICT DO NOTHING;
+    END IF;
   END IF;
 
   RETURN jsonb_build_object(

@@ -127,6 +127,8 @@ export const checkoutSessions = pgTable(
     order_id: text(),
     // what the checkout came to when completed (checkout.service.ts CheckoutView without its record)
     completed_view: jsonb(),
+    // what a platform recorded through the conformance harness: { events, adjustments } (migration 0026)
+    order_updates: jsonb(),
     created_at: timestamptz().notNull().defaultNow(),
     updated_at: timestamptz().notNull().defaultNow(),
   },
@@ -174,3 +176,36 @@ export const buyerAddresses = pgTable(
   },
   (t) => [primaryKey({ columns: [t.company_id, t.buyer_key, t.id] })],
 );
+
+/** Migration 0026: order events owed to the platform that placed the order (src/checkout/order-events-worker.ts). */
+export const ucpOrderDeliveries = pgTable(
+  'ucp_order_deliveries',
+  {
+    company_id: text()
+      .notNull()
+      .references(() => companies.id),
+    id: text().notNull(),
+    checkout_id: text().notNull(),
+    order_id: text().notNull(),
+    event_type: text().notNull(),
+    url: text().notNull(),
+    status: text({ enum: ['pending', 'delivered', 'failed'] })
+      .notNull()
+      .default('pending'),
+    attempts: integer().notNull().default(0),
+    next_attempt_at: timestamptz().notNull().defaultNow(),
+    last_status: integer(),
+    last_error: text(),
+    created_at: timestamptz().notNull().defaultNow(),
+    delivered_at: timestamptz(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.company_id, t.id] }),
+    foreignKey({ columns: [t.company_id, t.order_id], foreignColumns: [orders.company_id, orders.id] }),
+    index('ucp_order_deliveries_due')
+      .on(t.company_id, t.next_attempt_at)
+      .where(sql`status = 'pending'`),
+  ],
+);
+
+export type UcpOrderDeliveryRow = typeof ucpOrderDeliveries.$inferSelect;

@@ -46,7 +46,7 @@ export function registerPublicRoutes(
     registerFeedRoutes(scope, services, limits.feeds);
   });
   registerCourierCallbackRoutes(app, { fulfilment: services.fulfilment, config, redis });
-  registerUcpScope(app, { config, redis, ucpSettings: services.ucpSettings }, registerUcpRoutes(services));
+  registerUcpScope(app, { config, redis, ucpSettings: services.ucpSettings }, registerUcpRoutes(services, { simulationSecret: config.UCP_SIMULATION_SECRET }));
   registerPaymentWebhookRoutes(app, { payments: services.payments, config, redis });
 }
 

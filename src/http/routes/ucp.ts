@@ -1,13 +1,21 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import type { Answer } from '../../checkout/idempotency.js';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { checkoutOut, orderOut } from '../../checkout/ucp-output.js';
-import type { CheckoutView } from '../../checkout/checkout.service.js';
-import { completeCheckoutBody, createCheckoutBody, updateCheckoutBody } from '../../contract/ucp-checkout.js';
+import { SHIPPED_OR_AFTER, type CheckoutView } from '../../checkout/checkout.service.js';
+import { completeCheckoutBody, createCheckoutBody, orderUpdateBody, updateCheckoutBody } from '../../contract/ucp-checkout.js';
 import { ucpEndpoint as endpointUrl } from '../../checkout/ucp-profile.js';
 import { UCP_VERSION, UcpError, ucpErrorBody } from '../../contract/ucp-wire.js';
 import type { Services } from '../../services.js';
 import { UCP_NOT_FOUND, ucpVersionCheck } from '../ucp-scope.js';
+
+/** Constant-time comparison of a presented secret with the configured one (hashed first: equal lengths). */
+function sameSecret(presented: unknown, secret: string): boolean {
+  if (typeof presented !== 'string' || !presented) return false;
+  const digest = (v: string) => createHash('sha256').update(v).digest();
+  return timingSafeEqual(digest(presented), digest(secret));
+}
 
 /** The body read by its UCP schema, or 400 naming the first field that is wrong. */
 function parsed<S extends z.ZodType>(schema: S, body: unknown): z.infer<S> {
@@ -26,14 +34,58 @@ function parsed<S extends z.ZodType>(schema: S, body: unknown): z.infer<S> {
  * - GET /ucp/<slug>/2026-01-11/docs/<path>: the documents the profile links to;
  * - GET /.well-known/ucp on a Host the company registered (ucp host add).
  */
-export function registerUcpRoutes({ ucpDiscovery, media, checkout }: Pick<Services, 'ucpDiscovery' | 'media' | 'checkout'>) {
+export function registerUcpRoutes(
+  { ucpDiscovery, media, checkout, fulfilment }: Pick<Services, 'ucpDiscovery' | 'media' | 'checkout' | 'fulfilment'>,
+  { simulationSecret }: { simulationSecret: string | undefined },
+) {
   // Links are made from the service's public origin, never from the Host the request names (a registered host may
   // be the seller's site proxying only /.well-known/ucp).
   const profile = async (req: FastifyRequest) => ucpDiscovery.profile(req.ucpBusiness, media.origin(req));
 
+  const orderId = (req: FastifyRequest) => (req.params as { id: string }).id;
+  const json = (reply: FastifyReply, body: unknown, status = 200) =>
+    reply.status(status).header('content-type', 'application/json; charset=utf-8').send(JSON.stringify(body));
+
+  async function readOrder(req: FastifyRequest, reply: FastifyReply) {
+    return json(reply, orderOut(await checkout.order(req.ucpBusiness, orderId(req)), endpointUrl(media.origin(req), req.ucpBusiness.slug)));
+  }
+
+  /** The conformance harness's order update: 422 for an order the UCP schema refuses, else the order as kept. */
+  async function recordOnOrder(req: FastifyRequest, reply: FastifyReply) {
+    const result = orderUpdateBody.safeParse(req.body ?? {});
+    if (!result.success) {
+      const issue = result.error.issues[0];
+      const path = `$${issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('')}`;
+      return json(reply, ucpErrorBody('invalid_request', `${path}: ${issue.message}`, path), 422);
+    }
+    const facts = await checkout.recordOnOrder(req.ucpBusiness, orderId(req), {
+      events: result.data.fulfillment?.events ?? [],
+      adjustments: result.data.adjustments ?? [],
+    });
+    return json(reply, orderOut(facts, endpointUrl(media.origin(req), req.ucpBusiness.slug)));
+  }
+
+  /**
+   * The conformance suite's shipping simulation: the order ships as staff shipping it by hand would (stock converted,
+   * invoice issued, order events, the platform's order_shipped). 403 without the configured Simulation-Secret.
+   */
+  async function simulateShipping(req: FastifyRequest, reply: FastifyReply) {
+    if (!sameSecret(req.headers['simulation-secret'], simulationSecret!)) throw new UcpError(403, 'forbidden', 'Simulation-Secret missing or wrong');
+    const { order } = await checkout.order(req.ucpBusiness, orderId(req));
+    if (!SHIPPED_OR_AFTER.includes(order.status))
+      await fulfilment.ship(req.ucpBusiness.companyId, order.id, { awb: `SIM${order.id.slice(-10).toUpperCase()}`, courier: 'Simulated courier' });
+    return readOrder(req, reply);
+  }
+
   return {
     byPath(scope: FastifyInstance): void {
       scope.get('/:slug/.well-known/ucp', profile);
+      // The order also at the business's root (the newest version), where a platform given only the discovery URL looks.
+      scope.get('/:slug/orders/:id', readOrder);
+      if (simulationSecret) {
+        scope.put('/:slug/orders/:id', recordOnOrder);
+        scope.post('/:slug/testing/simulate-shipping/:id', simulateShipping);
+      }
       scope.register(
         async function ucpEndpoint(endpoint) {
           endpoint.get('/.well-known/ucp', profile);
@@ -92,11 +144,8 @@ export function registerUcpRoutes({ ucpDiscovery, media, checkout }: Pick<Servic
             const a = await answer(req, await checkout.get(req.ucpBusiness, id(req)));
             return reply.header('content-type', 'application/json; charset=utf-8').send(a.body);
           });
-          endpoint.get('/orders/:id', { onRequest: ucpVersionCheck }, async (req, reply) => {
-            const { view, order } = await checkout.order(req.ucpBusiness, id(req));
-            const body = orderOut(view, order, endpointUrl(media.origin(req), req.ucpBusiness.slug));
-            return reply.header('content-type', 'application/json; charset=utf-8').send(JSON.stringify(body));
-          });
+          endpoint.get('/orders/:id', { onRequest: ucpVersionCheck }, readOrder);
+          if (simulationSecret) endpoint.put('/orders/:id', { onRequest: ucpVersionCheck }, recordOnOrder);
           endpoint.put(
             '/checkout-sessions/:id',
             { onRequest: ucpVersionCheck },
