@@ -42,7 +42,7 @@ export function createServices({ db, config }: { db: Db & { replica?: Db }; conf
     payments,
   });
   // a payment captured on Razorpay's hosted checkout completes its checkout (in the webhook event's transaction)
-  payments.onEvent('checkout', checkout.paymentEvent);
+  payments.onEvent('checkout', (companyId, event, binding, tx) => checkout.paymentEvent(companyId, event, binding, tx));
   return {
     companies: createCompanyService({ db }),
     taxProfiles: createTaxProfileService({ db }),

@@ -430,7 +430,7 @@ export function createCheckoutService({
         buyer: locked.buyer,
         fulfillment: locked.fulfillment,
         codes: locked.discount_codes,
-        payment: { ...((locked.payment as object | null) ?? {}), awaiting },
+        payment: { ...(locked.payment ?? {}), awaiting },
         holdMinutes: business.holdMinutes,
       });
     });
@@ -502,7 +502,7 @@ export function createCheckoutService({
             codes: body.discounts?.codes ?? before.discount_codes,
             // a Razorpay order asked for (payment.awaiting) is kept: it is paid for this checkout only as it was asked
             payment: body.payment?.selected_instrument_id
-              ? { ...((before.payment as object | null) ?? {}), selected_instrument_id: body.payment.selected_instrument_id }
+              ? { ...(before.payment ?? {}), selected_instrument_id: body.payment.selected_instrument_id }
               : before.payment,
             holdMinutes: business.holdMinutes,
           });

@@ -33,7 +33,7 @@ export function createUcpDiscovery({
   const handlers = paymentHandlers({ testHandlers: config.UCP_TEST_HANDLERS });
   // every handler any company may list has its documents here (Razorpay's do not depend on the account)
   const documents = ucpDocuments([...handlers, razorpayHandler({ keyId: '', mode: 'test' })]);
-  const offered = async (companyId: string) => companyHandlers(handlers, await payments.account(companyId));
+  const offered = async (companyId: string): Promise<readonly HandlerDef[]> => companyHandlers(handlers, await payments.account(companyId));
 
   return {
     async profile(business: UcpBusiness, origin: string): Promise<UcpProfile> {
@@ -48,7 +48,7 @@ export function createUcpDiscovery({
     },
 
     /** The payment handlers the company offers: Razorpay's only when it has an account (a read of its own row). */
-    handlers: offered as (companyId: string) => Promise<readonly HandlerDef[]>,
+    handlers: offered,
 
     /** A document a profile links to under `<endpoint>/docs/`, by its path there; undefined for any other path. */
     document(path: string): UcpDocument | undefined {
