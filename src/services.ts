@@ -15,7 +15,6 @@ import { createUcpSettingsService } from './checkout/ucp-settings.service.js';
 import { createUcpDiscovery } from './checkout/ucp-discovery.service.js';
 import { createCheckoutService } from './checkout/checkout.service.js';
 import { createAgentProfiles } from './checkout/agent-profile.js';
-import { paymentHandlers } from './checkout/ucp-profile.js';
 import { orderNumbersFor } from './orders/order-numbers.js';
 import { createOrderWriter } from './orders/order-writer.js';
 import { createPaymentService } from './payments/payments.service.js';
@@ -31,6 +30,19 @@ export function createServices({ db, config }: { db: Db & { replica?: Db }; conf
   const discountCodes = createDiscountCodeService({ db });
   // one allocator of order numbers per process, for POST /orders and completed checkouts alike
   const orderNumbers = orderNumbersFor(db);
+  const payments = createPaymentService({ db, config });
+  const ucpDiscovery = createUcpDiscovery({ db, config, payments });
+  const checkout = createCheckoutService({
+    db,
+    shippingRates,
+    discountCodes,
+    agentProfiles: createAgentProfiles({ policy: { allowHttp: config.WEBHOOK_ALLOW_HTTP, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_ADDRESSES } }),
+    orderWriter: createOrderWriter({ db, orderNumbers }),
+    paymentHandlers: ucpDiscovery.handlers,
+    payments,
+  });
+  // a payment captured on Razorpay's hosted checkout completes its checkout (in the webhook event's transaction)
+  payments.onEvent('checkout', (companyId, event, binding, tx) => checkout.paymentEvent(companyId, event, binding, tx));
   return {
     companies: createCompanyService({ db }),
     taxProfiles: createTaxProfileService({ db }),
@@ -43,17 +55,10 @@ export function createServices({ db, config }: { db: Db & { replica?: Db }; conf
     webhooks: createWebhookService({ db, config }),
     shippingRates,
     discountCodes,
-    checkout: createCheckoutService({
-      db,
-      shippingRates,
-      discountCodes,
-      agentProfiles: createAgentProfiles({ policy: { allowHttp: config.WEBHOOK_ALLOW_HTTP, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_ADDRESSES } }),
-      orderWriter: createOrderWriter({ db, orderNumbers }),
-      paymentHandlers: paymentHandlers({ testHandlers: config.UCP_TEST_HANDLERS }),
-    }),
+    checkout,
     ucpSettings: createUcpSettingsService({ db }),
-    ucpDiscovery: createUcpDiscovery({ db, config }),
-    payments: createPaymentService({ db, config }),
+    ucpDiscovery,
+    payments,
   };
 }
 

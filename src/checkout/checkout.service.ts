@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Db } from '../db/index.js';
 import type { CheckoutStatus } from '../db/schema/index.js';
 import { AppError } from '../contract/errors.js';
@@ -8,7 +9,11 @@ import { newId, randomAlnum } from '../lib/ids.js';
 import { Decimal, money, qty } from '../lib/money.js';
 import { normalizePhone } from '../lib/phone.js';
 import { resolveDeliveryState } from '../lib/pincode.js';
-import type { OrderWriter } from '../orders/order-writer.js';
+import type { OrderWriter, PlaceOrderInput } from '../orders/order-writer.js';
+import type { PaymentEventOutcome, PaymentService } from '../payments/payments.service.js';
+import { PaymentProviderError } from '../payments/types.js';
+import { MONEY_EVENTS, type RazorpayEvent } from '../payments/webhook.js';
+import type { PaymentBinding } from '../payments/payments.service.js';
 import {
   CHECKOUT_CLOSED,
   companyAutoCourierBooking,
@@ -30,7 +35,7 @@ import {
   type OrderShipmentFacts,
   type StoredLine,
 } from './checkout.queries.js';
-import { settlePayment } from './payment-settlement.js';
+import { settlePayment, type Settlement, type ShownInstrument } from './payment-settlement.js';
 import type { HandlerDef } from './ucp-profile.js';
 import type { AgentProfiles } from './agent-profile.js';
 import type { DiscountEvaluation } from './discounts.js';
@@ -138,6 +143,41 @@ const ADDRESS_FIELDS = ['street_address', 'extended_address', 'address_locality'
 const field = (a: Record<string, unknown>, f: string) => (typeof a[f] === 'string' ? a[f] : '').trim().toLowerCase();
 const sameAddress = (a: Record<string, unknown>, b: Record<string, unknown>) => ADDRESS_FIELDS.every((f) => field(a, f) === field(b, f));
 
+/** The lines, buyer, fulfilment and codes an order is priced on; place_order() refuses a checkout changed since. */
+const checkoutState = (r: CheckoutRecord) => ({ line_items: r.line_items, buyer: r.buyer, fulfillment: r.fulfillment, discount_codes: r.discount_codes });
+/** A digest of checkoutState (both read from the row, so the same state gives the same text). */
+const stateHash = (r: CheckoutRecord) =>
+  createHash('sha256')
+    .update(JSON.stringify(checkoutState(r)))
+    .digest('hex');
+
+/**
+ * A checkout waiting for its payment on Razorpay's page, kept in its `payment` as `awaiting`: the Razorpay order asked
+ * for, the amount and the state it was asked for, and what the checkout then came to (its completed view once paid).
+ */
+interface AwaitedPayment {
+  provider: 'razorpay';
+  provider_order_id: string;
+  amount_paise: number;
+  state_hash: string;
+  instrument: ShownInstrument;
+  view: Omit<CheckoutView, 'record'>;
+}
+const awaitedPayment = (r: CheckoutRecord) => (r.payment as { awaiting?: AwaitedPayment } | null)?.awaiting;
+/** The awaited payment when it is still for this checkout as it is (its state and total unchanged since). */
+const awaitedNow = (r: CheckoutRecord, totalPaise: number) => {
+  const a = awaitedPayment(r);
+  return a && a.amount_paise === totalPaise && a.state_hash === stateHash(r) ? a : undefined;
+};
+
+const PAY_ON_RAZORPAY: UcpMessage = {
+  type: 'error',
+  code: 'requires_escalation',
+  path: '$.payment',
+  content: "The buyer pays on Razorpay's checkout at continue_url; the checkout completes when the payment is captured",
+  severity: 'requires_buyer_review',
+};
+
 export function createCheckoutService({
   db,
   shippingRates,
@@ -145,15 +185,18 @@ export function createCheckoutService({
   agentProfiles,
   orderWriter,
   paymentHandlers,
+  payments,
 }: {
   db: Db;
   shippingRates: Pick<ShippingRateService, 'options'>;
   discountCodes: Pick<DiscountCodeService, 'evaluate'>;
   agentProfiles: Pick<AgentProfiles, 'get'>;
   /** the one order path (orders/order-writer.ts): a completed checkout's order is an order like POST /orders' */
-  orderWriter: Pick<OrderWriter, 'place'>;
-  /** the handlers the businesses advertise (ucp-profile.ts paymentHandlers) */
-  paymentHandlers: readonly HandlerDef[];
+  orderWriter: Pick<OrderWriter, 'place' | 'placeIn'>;
+  /** the handlers a company advertises (ucp-discovery.service.ts handlers) */
+  paymentHandlers: (companyId: string) => Promise<readonly HandlerDef[]>;
+  /** the company's Razorpay account: its orders and their bindings, for the hosted checkout */
+  payments: Pick<PaymentService, 'provider' | 'bindOrder' | 'account'>;
 }) {
   /** The catalogue's lines for the platform's items, in its order; an unknown or unlisted item is refused. */
   async function linesFor(on: Db, companyId: string, items: CreateCheckoutBody['line_items'], kept: StoredLine[]): Promise<StoredLine[]> {
@@ -286,7 +329,11 @@ export function createCheckoutService({
     const discounts = await discountCodes.evaluate(companyId, record.discount_codes, goods);
     messages.push(...discounts.rejected.map((r) => r.message));
     const totals = computeTotals({ lines: lines.map(totalsLine), shipping, discounts: discounts.applied });
-    const status: CheckoutStatus = OPEN.includes(record.status) ? (ready ? 'ready_for_complete' : 'incomplete') : record.status;
+    let status: CheckoutStatus = OPEN.includes(record.status) ? (ready ? 'ready_for_complete' : 'incomplete') : record.status;
+    if (status === 'ready_for_complete' && awaitedNow(record, totals.total.paise)) {
+      status = 'requires_escalation';
+      messages.push(PAY_ON_RAZORPAY);
+    }
     return { record, status, totals, discounts, methods, messages };
   }
 
@@ -297,6 +344,114 @@ export function createCheckoutService({
     if (!OPEN.includes(record.status)) throw new UcpError(409, 'checkout_not_modifiable', `Checkout is ${record.status} and cannot be changed`);
     if (record.expires_at.getTime() <= Date.now()) throw new UcpError(409, 'checkout_expired', 'Checkout has expired; its stock was released');
     return record;
+  }
+
+  /**
+   * The order completing a checkout, as the one order path (order-writer.ts, place_order()) takes it: the checkout's
+   * lines at their prices, its discount and shipping, its held stock handed over, and what the completed checkout keeps.
+   * The buyer completing it (complete) and a payment captured for it (paymentEvent) both place this.
+   */
+  function completionOrder(
+    record: CheckoutRecord,
+    came: Omit<CheckoutView, 'record'>,
+    who: { name: string; phoneE164: string | null; email: string | null },
+    delivery: { address: StoredAddress & { country?: string }; india: boolean; booking: boolean },
+    settlement: Settlement,
+  ): { input: PlaceOrderInput; completed: Omit<CheckoutView, 'record'>; payment: Record<string, unknown> } {
+    const t = came.totals;
+    const { awaiting: _, ...before } = (record.payment as Record<string, unknown> | null) ?? {};
+    const payment = {
+      ...before,
+      selected_instrument_id: settlement.instrument.id,
+      instruments: [settlement.instrument],
+      ...(settlement.payment === 'prepaid' && settlement.reference ? { paid_by: settlement.reference } : {}),
+    };
+    const completed: Omit<CheckoutView, 'record'> = { ...came, status: 'completed', messages: [] };
+    const lines = record.line_items;
+    const { address, india } = delivery;
+    const input: PlaceOrderInput = {
+      customer: { id: newId('cus'), name: who.name, phone_e164: who.phoneE164, email: who.email, address: india ? address : null },
+      order: {
+        id: newId('ord'),
+        external_reference: record.id,
+        payment: settlement.payment,
+        payment_reference: settlement.reference,
+        notes: null,
+        amount: t.total.decimal,
+        discount_amount: t.discount.decimal,
+        shipping_amount: t.fulfillment?.decimal ?? '0.00',
+        delivery_address: address,
+        location_id: record.location_id!,
+      },
+      lines: lines.map((l, i) => ({
+        variant_id: l.variant_id,
+        sku: l.sku,
+        name: l.title,
+        quantity: qty(l.quantity),
+        unit_price: l.unit_price,
+        line_total: t.lines[i].subtotal.decimal,
+        tax_rate: l.gst_rate,
+        discount: t.lines[i].discount.decimal,
+        shipping: t.lines[i].shipping.decimal,
+      })),
+      reservations: reservationLines(holdRequests(lines)),
+      booking_job_id: delivery.booking ? newId('job') : null,
+      checkout_id: record.id,
+      checkout_open: true,
+      checkout_state: checkoutState(record),
+      checkout_payment: payment,
+      checkout_view: completed,
+    };
+    return { input, completed, payment };
+  }
+
+  /**
+   * Completing with Razorpay: a Razorpay order for the checkout's total (made once: the same complete again, with the
+   * checkout unchanged, answers the same one), bound to the checkout, and the checkout answered requires_escalation
+   * with its pay page as continue_url. The checkout stays open, its hold renewed for the buyer to pay; the webhook of
+   * the payment completes it (paymentEvent). The Razorpay call is made under the checkout's row lock, so completions
+   * racing make one Razorpay order.
+   */
+  async function awaitPayment(business: UcpBusiness, read: CheckoutRecord, came: CheckoutView, instrument: ShownInstrument): Promise<CheckoutView> {
+    const companyId = business.companyId;
+    const id = read.id;
+    const amountPaise = came.totals.total.paise;
+    if (awaitedNow(read, amountPaise)) return view(companyId, read);
+    const hash = stateHash(read);
+    // before the transaction: the account's secret is read on another connection
+    const provider = await payments.provider(companyId);
+    const record = await db.tx(async (tx) => {
+      const locked = await openForChange(tx, business, id);
+      if (stateHash(locked) !== hash)
+        throw new UcpError(409, 'checkout_changed', 'Checkout changed while it was being completed: read it again and complete it');
+      if (awaitedNow(locked, amountPaise)) return locked;
+      const order = await provider
+        .createOrder({ amountPaise, currency: 'INR', receipt: id.slice(0, 40), notes: { ucp_checkout_id: id } })
+        .catch((err: unknown) => {
+          if (!(err instanceof PaymentProviderError)) throw err;
+          throw new UcpError(503, 'payment_unavailable', 'Razorpay did not take the payment request; try again, or pay another way');
+        });
+      await payments.bindOrder(companyId, { providerOrderId: order.id, purpose: 'checkout', subjectId: id, amountPaise }, tx);
+      const { record: _, ...kept } = came;
+      const awaiting: AwaitedPayment = {
+        provider: 'razorpay',
+        provider_order_id: order.id,
+        amount_paise: amountPaise,
+        state_hash: hash,
+        instrument,
+        view: { ...kept, status: 'completed', messages: [] },
+      };
+      return updateCheckout(tx, companyId, id, {
+        status: 'requires_escalation',
+        lines: locked.line_items,
+        buyer: locked.buyer,
+        fulfillment: locked.fulfillment,
+        codes: locked.discount_codes,
+        payment: { ...(locked.payment ?? {}), awaiting },
+        holdMinutes: business.holdMinutes,
+      });
+    });
+    return view(companyId, record);
   }
 
   return {
@@ -362,7 +517,10 @@ export function createCheckoutService({
             buyer,
             fulfillment: { methods },
             codes: body.discounts?.codes ?? before.discount_codes,
-            payment: body.payment?.selected_instrument_id ? { selected_instrument_id: body.payment.selected_instrument_id } : before.payment,
+            // a Razorpay order asked for (payment.awaiting) is kept: it is paid for this checkout only as it was asked
+            payment: body.payment?.selected_instrument_id
+              ? { ...(before.payment ?? {}), selected_instrument_id: body.payment.selected_instrument_id }
+              : before.payment,
             holdMinutes: business.holdMinutes,
           });
         })
@@ -384,56 +542,22 @@ export function createCheckoutService({
       if (!OPEN.includes(record.status)) throw new UcpError(409, 'checkout_not_modifiable', `Checkout is ${record.status} and cannot be completed`);
       if (record.expires_at.getTime() <= Date.now()) throw new UcpError(409, 'checkout_expired', 'Checkout has expired; its stock was released');
       const current = await view(companyId, record);
-      if (current.status !== 'ready_for_complete') throw new UcpError(400, 'missing', MISSING_FULFILLMENT, '$.fulfillment');
+      // requires_escalation: ready, and waiting for a payment on Razorpay's page (completing again answers it again)
+      if (current.status !== 'ready_for_complete' && current.status !== 'requires_escalation')
+        throw new UcpError(400, 'missing', MISSING_FULFILLMENT, '$.fulfillment');
       const who = recipient(record);
       if (!who.ok) throw new UcpError(400, 'missing', MISSING_PHONE, '$.buyer.phone_number');
       const destination = selectedDestination(record)!;
       const { address, india } = orderAddress(destination, who.phoneE164);
-      const settlement = settlePayment(paymentHandlers, body.payment_data, { id, destinationCountry: destination.address_country });
+      const settlement = settlePayment(await paymentHandlers(companyId), body.payment_data, { id, destinationCountry: destination.address_country });
+      if ('hosted' in settlement) return awaitPayment(business, record, current, settlement.instrument);
 
-      const t = current.totals;
-      const payment = { ...((record.payment as object | null) ?? {}), selected_instrument_id: settlement.instrument.id, instruments: [settlement.instrument] };
-      const { record: _, ...kept } = current;
-      const completed: Omit<CheckoutView, 'record'> = { ...kept, status: 'completed', messages: [] };
-      let orderId: string;
-      const lines = record.line_items;
+      const { record: _, ...came } = current;
       const booking = india && (await companyAutoCourierBooking(db, companyId));
+      const { input, completed, payment } = completionOrder(record, came, who, { address, india, booking }, settlement);
+      let orderId: string;
       try {
-        orderId = (
-          await orderWriter.place(companyId, {
-            customer: { id: newId('cus'), name: who.name, phone_e164: who.phoneE164, email: who.email, address: india ? address : null },
-            order: {
-              id: newId('ord'),
-              external_reference: id,
-              payment: settlement.payment,
-              payment_reference: settlement.reference,
-              notes: null,
-              amount: t.total.decimal,
-              discount_amount: t.discount.decimal,
-              shipping_amount: t.fulfillment?.decimal ?? '0.00',
-              delivery_address: address,
-              location_id: record.location_id!,
-            },
-            lines: lines.map((l, i) => ({
-              variant_id: l.variant_id,
-              sku: l.sku,
-              name: l.title,
-              quantity: qty(l.quantity),
-              unit_price: l.unit_price,
-              line_total: t.lines[i].subtotal.decimal,
-              tax_rate: l.gst_rate,
-              discount: t.lines[i].discount.decimal,
-              shipping: t.lines[i].shipping.decimal,
-            })),
-            reservations: reservationLines(holdRequests(lines)),
-            booking_job_id: booking ? newId('job') : null,
-            checkout_id: id,
-            checkout_open: true,
-            checkout_state: { line_items: record.line_items, buyer: record.buyer, fulfillment: record.fulfillment, discount_codes: record.discount_codes },
-            checkout_payment: payment,
-            checkout_view: completed,
-          })
-        ).id;
+        orderId = (await orderWriter.place(companyId, input)).id;
       } catch (err) {
         const code = (err as { code?: string }).code;
         if (code === REFERENCE_TAKEN || code === CHECKOUT_CLOSED) {
@@ -447,6 +571,70 @@ export function createCheckoutService({
       }
       // what place_order() wrote to the checkout, without reading it back
       return { ...completed, record: { ...record, status: 'completed', order_id: orderId, payment, completed_view: completed } };
+    },
+
+    /**
+     * A verified Razorpay event for a Razorpay order bound to a checkout (registered with the payments service, and
+     * run in the event's transaction under its lock): money captured completes the checkout into a confirmed prepaid
+     * order through the same order path as complete (completionOrder, placed in this transaction), its
+     * payment_reference the Razorpay payment id. Everything is checked under the checkout's row lock before the order
+     * is written, so the write cannot be refused: money for a checkout no longer open (canceled or expired, its stock
+     * released), changed since the payment was asked, completed by another payment, or captured for another amount
+     * is never an order but needs attention (a refund). A failed payment changes nothing: the checkout stays open,
+     * ready to pay again.
+     */
+    async paymentEvent(companyId: string, event: RazorpayEvent, binding: PaymentBinding, tx: Db): Promise<PaymentEventOutcome> {
+      if (!MONEY_EVENTS.includes(event.type)) return 'acted';
+      const id = binding.subjectId;
+      const refund = (why: string) => ({ needsAttention: `Razorpay payment ${event.paymentId ?? '(no id)'} for checkout ${id}: ${why}; refund it` });
+      const record = await findCheckout(tx, companyId, id, true);
+      if (!record) return refund('no such checkout');
+      if (record.status === 'completed') {
+        const paidBy = (record.payment as { paid_by?: string } | null)?.paid_by;
+        return event.paymentId && paidBy === event.paymentId ? 'acted' : refund(`the checkout was completed already, as order ${record.order_id}`);
+      }
+      if (!OPEN.includes(record.status)) return refund(`the checkout is ${record.status} and its stock was released`);
+      const awaited = awaitedPayment(record);
+      if (!awaited || awaited.provider_order_id !== binding.providerOrderId) return refund('the checkout now waits for another Razorpay order');
+      if (awaited.state_hash !== stateHash(record)) return refund('the checkout changed after the payment was asked for');
+      if (event.amountPaise !== awaited.amount_paise || (event.currency ?? 'INR') !== 'INR')
+        return refund(`${event.amountPaise ?? '?'} paise ${event.currency ?? ''} captured for a total of ${awaited.amount_paise} paise`.replace('  ', ' '));
+      if (!event.paymentId) return refund('the event names no payment');
+      const who = recipient(record);
+      const destination = selectedDestination(record);
+      if (!who.ok || !destination) return refund('the checkout has no mobile number or destination');
+      let delivery: ReturnType<typeof orderAddress>;
+      try {
+        delivery = orderAddress(destination, who.phoneE164);
+      } catch (err) {
+        if (err instanceof UcpError) return refund(err.message);
+        throw err;
+      }
+      const booking = delivery.india && (await companyAutoCourierBooking(tx, companyId));
+      const settlement: Settlement = { payment: 'prepaid', reference: event.paymentId, instrument: awaited.instrument };
+      const { input } = completionOrder(record, awaited.view, who, { ...delivery, booking }, settlement);
+      await orderWriter.placeIn(tx, companyId, input);
+      return 'acted';
+    },
+
+    /**
+     * The pay page's facts (GET /ucp/{slug}/pay/{id}): for a checkout waiting for its payment, what Razorpay Checkout
+     * is opened with (the public key id, the Razorpay order, its amount); otherwise the checkout's status.
+     */
+    async payPage(
+      business: UcpBusiness,
+      id: string,
+    ): Promise<{ status: CheckoutStatus; pay?: { keyId: string; providerOrderId: string; amountPaise: number; merchantName: string } }> {
+      const record = await findCheckout(db, business.companyId, id);
+      if (!record) throw new UcpError(404, 'not_found', 'Checkout session not found');
+      const now = await view(business.companyId, record);
+      const awaited = awaitedPayment(record);
+      const account = now.status === 'requires_escalation' ? await payments.account(business.companyId) : null;
+      if (!awaited || !account) return { status: now.status };
+      return {
+        status: now.status,
+        pay: { keyId: account.keyId, providerOrderId: awaited.provider_order_id, amountPaise: awaited.amount_paise, merchantName: business.name },
+      };
     },
 
     /**

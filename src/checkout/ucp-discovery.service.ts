@@ -1,7 +1,18 @@
 import type { Config } from '../config.js';
 import type { Db } from '../db/index.js';
 import type { UcpBusiness } from './ucp-settings.service.js';
-import { paymentHandlers, ucpDocuments, ucpEndpoint, ucpProfile, type UcpDocument, type UcpProfile } from './ucp-profile.js';
+import type { PaymentService } from '../payments/payments.service.js';
+import {
+  companyHandlers,
+  paymentHandlers,
+  razorpayHandler,
+  ucpDocuments,
+  ucpEndpoint,
+  ucpProfile,
+  type HandlerDef,
+  type UcpDocument,
+  type UcpProfile,
+} from './ucp-profile.js';
 import { ucpSigningKey } from './ucp-signing-key.js';
 
 /**
@@ -9,21 +20,35 @@ import { ucpSigningKey } from './ucp-signing-key.js';
  * service's public origin (PUBLIC_URL, else a trusted proxy's, else the address reached; never a Host header),
  * so every link in a profile points at this service whichever name the profile was asked under.
  */
-export function createUcpDiscovery({ db, config }: { db: Db; config: Pick<Config, 'SIGNING_SECRET' | 'UCP_DOCS_BASE_URL' | 'UCP_TEST_HANDLERS'> }) {
+export function createUcpDiscovery({
+  db,
+  config,
+  payments,
+}: {
+  db: Db;
+  config: Pick<Config, 'SIGNING_SECRET' | 'UCP_DOCS_BASE_URL' | 'UCP_TEST_HANDLERS'>;
+  payments: Pick<PaymentService, 'account'>;
+}) {
   const signingKey = ucpSigningKey(db, config);
   const handlers = paymentHandlers({ testHandlers: config.UCP_TEST_HANDLERS });
-  const documents = ucpDocuments(handlers);
+  // every handler any company may list has its documents here (Razorpay's do not depend on the account)
+  const documents = ucpDocuments([...handlers, razorpayHandler({ keyId: '', mode: 'test' })]);
+  const offered = async (companyId: string): Promise<readonly HandlerDef[]> => companyHandlers(handlers, await payments.account(companyId));
 
   return {
     async profile(business: UcpBusiness, origin: string): Promise<UcpProfile> {
+      const [offeredNow, key] = await Promise.all([offered(business.companyId), signingKey()]);
       return ucpProfile({
         company: business,
         endpoint: ucpEndpoint(origin, business.slug),
         docsBase: config.UCP_DOCS_BASE_URL,
-        handlers,
-        signingKey: (await signingKey()).publicJwk,
+        handlers: offeredNow,
+        signingKey: key.publicJwk,
       });
     },
+
+    /** The payment handlers the company offers: Razorpay's only when it has an account (a read of its own row). */
+    handlers: offered,
 
     /** A document a profile links to under `<endpoint>/docs/`, by its path there; undefined for any other path. */
     document(path: string): UcpDocument | undefined {

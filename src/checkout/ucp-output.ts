@@ -22,8 +22,17 @@ function checkoutTotalsOut({ totals }: CheckoutView): UcpTotal[] {
   return out;
 }
 
-/** `endpoint`: the business's UCP endpoint (ucp-profile.ts ucpEndpoint), under which its orders are. */
-export function checkoutOut(view: CheckoutView, business: UcpBusiness, handlers: ProfileHandler[], endpoint: string): Record<string, unknown> {
+/**
+ * `endpoint`: the business's UCP endpoint (ucp-profile.ts ucpEndpoint), under which its orders are; `continueUrl`: the
+ * checkout's pay page (ucp-profile.ts payPageUrl), given as `continue_url` while the buyer must pay there.
+ */
+export function checkoutOut(
+  view: CheckoutView,
+  business: UcpBusiness,
+  handlers: ProfileHandler[],
+  endpoint: string,
+  continueUrl: string,
+): Record<string, unknown> {
   const { record, totals } = view;
   const totalsOut = checkoutTotalsOut(view);
 
@@ -92,6 +101,7 @@ export function checkoutOut(view: CheckoutView, business: UcpBusiness, handlers:
       })),
     },
   };
+  if (view.status === 'requires_escalation') out.continue_url = continueUrl;
   if (record.buyer) out.buyer = record.buyer;
   if (view.messages.length) out.messages = view.messages satisfies UcpMessage[];
   if (record.order_id) out.order = { id: record.order_id, permalink_url: `${endpoint}/orders/${record.order_id}` };

@@ -37,6 +37,8 @@ export interface HandlerDef {
   spec: DocPath;
   config_schema: DocPath;
   instrument_schemas: DocPath[];
+  /** The handler's own version when it is not the protocol's (a provider's handler is versioned by its provider). */
+  version?: string;
   /** The handler's configuration in a company's profile. */
   config: (company: { slug: string; name: string }) => Record<string, unknown>;
 }
@@ -86,10 +88,47 @@ const CONFORMANCE_HANDLERS: readonly HandlerDef[] = [
   },
 ];
 
-/** The payment handlers a company takes over UCP: cash on delivery today; the conformance ones in test mode. */
+/** The payment handlers every company takes over UCP: cash on delivery; the conformance ones in test mode. */
 export function paymentHandlers({ testHandlers }: { testHandlers: boolean }): readonly HandlerDef[] {
   return testHandlers ? [CASH_ON_DELIVERY, ...CONFORMANCE_HANDLERS] : [CASH_ON_DELIVERY];
 }
+
+export const RAZORPAY_HANDLER_ID = 'razorpay';
+
+/** A company's Razorpay account as a handler's configuration shows it: the public key id, never a secret. */
+export interface RazorpayAccount {
+  keyId: string;
+  mode: 'test' | 'live';
+}
+
+/**
+ * Razorpay's hosted checkout (`com.razorpay.magic_checkout`, the handler Razorpay proposed to UCP, version 2026-01-27),
+ * for a company that configured Razorpay: completing with it answers `requires_escalation` and a page of ours that
+ * opens Razorpay Checkout for the checkout's Razorpay order; the payment's webhook completes the checkout.
+ */
+export function razorpayHandler(account: RazorpayAccount): HandlerDef {
+  return {
+    id: RAZORPAY_HANDLER_ID,
+    name: 'com.razorpay.magic_checkout',
+    title: 'Razorpay Checkout',
+    version: '2026-01-27',
+    spec: 'handlers/razorpay',
+    config_schema: 'handlers/razorpay/config.json',
+    instrument_schemas: ['handlers/razorpay/instrument.json'],
+    config: (company) => ({
+      environment: account.mode === 'live' ? 'production' : 'sandbox',
+      key_id: account.keyId,
+      merchant_name: company.name.slice(0, 100),
+    }),
+  };
+}
+
+/** The handlers a company offers: every company's, and Razorpay's when it has an account. */
+export const companyHandlers = (base: readonly HandlerDef[], razorpay: RazorpayAccount | null): readonly HandlerDef[] =>
+  razorpay ? [...base, razorpayHandler(razorpay)] : base;
+
+/** The page that opens Razorpay Checkout for a checkout waiting for its payment: the checkout's `continue_url`. */
+export const payPageUrl = (origin: string, slug: string, checkoutId: string): string => `${origin}/ucp/${slug}/pay/${checkoutId}`;
 
 /** The endpoint of a company's UCP business: REST calls are relative to it, and its profile is under it. */
 export const ucpEndpoint = (origin: string, slug: string): string => `${origin}/ucp/${slug}/${UCP_VERSION}`;
@@ -153,7 +192,7 @@ export function ucpProfile({
       handlers: handlers.map((h) => ({
         id: h.id,
         name: h.name,
-        version: UCP_VERSION,
+        version: h.version ?? UCP_VERSION,
         spec: link(h.spec),
         config_schema: link(h.config_schema),
         instrument_schemas: h.instrument_schemas.map(link),

@@ -7,6 +7,7 @@ import { normalizePhone } from '../lib/phone.js';
 import { deliveryAddress, resolveLines } from './order-input.js';
 import { orderNumbersFor, type OrderNumbers } from './order-numbers.js';
 import {
+  allocateOrderNumbers,
   findVariantsByIdentifiers,
   insertDraftOrder,
   insertOrderLines,
@@ -59,6 +60,17 @@ export function createOrderWriter({ db, orderNumbers = orderNumbersFor(db) }: { 
       // Taken last, after every check that needs no write, and outside the order's transaction.
       const write: PlaceOrderWrite = { ...input, order: { ...input.order, order_number: await orderNumbers.next(companyId) } };
       return withRetry(() => placeOrderAtomically(db, companyId, write, createdEvent(write)));
+    },
+
+    /**
+     * The same write inside the caller's transaction (a payment's webhook completing a checkout, under its event's
+     * lock): the number is taken in that transaction too (the process's blocks are refilled on another connection,
+     * which one embedded connection could not give while this transaction holds it), and a deadlock is not retried
+     * here but rolls the caller's transaction back.
+     */
+    async placeIn(tx: Db, companyId: string, input: PlaceOrderInput): Promise<OrderRow> {
+      const write: PlaceOrderWrite = { ...input, order: { ...input.order, order_number: `ORD-${await allocateOrderNumbers(tx, companyId, 1)}` } };
+      return placeOrderAtomically(tx, companyId, write, createdEvent(write));
     },
 
     /** A staff draft: no reservation, invisible to the API until confirmed. Prices copied from the catalogue now. Returns its id. */

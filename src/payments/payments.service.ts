@@ -104,7 +104,7 @@ export function createPaymentService({
   now?: () => Date;
 }) {
   const box = serviceSecretBox(db, config.SIGNING_SECRET, 'payment_secrets', 'payment-provider-secrets');
-  const handlers: PaymentEventHandler[] = [];
+  const handlers: { handler: PaymentEventHandler; purpose: PaymentPurpose }[] = [];
   // Verifies deliveries for companies with no secret, so a refusal costs the same whether or not the company exists.
   const decoy = randomBytes(32).toString('hex');
   const webhookPath = (slug: string) => `${config.BASE_PATH}/payments/razorpay/webhook/${slug}`;
@@ -145,11 +145,12 @@ export function createPaymentService({
     };
   }
 
-  /** The handlers' outcome for an event, or undefined when no handler is registered (the event stays recorded). */
+  /** The outcome of the binding's purpose's handlers, or undefined when none is registered (the event stays recorded). */
   async function act(companyId: string, event: RazorpayEvent, binding: PaymentBinding, tx: Db): Promise<{ needsAttention?: string } | undefined> {
-    if (handlers.length === 0) return undefined;
+    const mine = handlers.filter((h) => h.purpose === binding.purpose).map((h) => h.handler);
+    if (mine.length === 0) return undefined;
     const notes: string[] = [];
-    for (const handler of [...handlers]) {
+    for (const handler of mine) {
       const outcome = await handler(companyId, event, binding, tx);
       if (typeof outcome === 'object' && outcome !== null) notes.push(outcome.needsAttention);
     }
@@ -202,6 +203,15 @@ export function createPaymentService({
     show,
 
     /**
+     * The company's public account, what a hosted checkout is opened with and advertised by: its key id and mode (never
+     * a secret); null when it takes no online payments. One read of the company's own settings row.
+     */
+    async account(companyId: string): Promise<{ keyId: string; mode: 'test' | 'live' } | null> {
+      const cfg = await findPaymentConfig(db, companyId);
+      return cfg ? { keyId: cfg.key_id, mode: cfg.mode } : null;
+    },
+
+    /**
      * The company's provider account, ready to call (its key secret opened for this adapter only). 422 when the company
      * has not configured one.
      */
@@ -241,11 +251,15 @@ export function createPaymentService({
       return { providerOrderId: row.provider_order_id, purpose: row.purpose, subjectId: row.subject_id, amount: row.amount, amountPaise: b.amountPaise };
     },
 
-    /** Adds a handler of verified events (checkout, payment links); answers a function that removes it. */
-    onEvent(handler: PaymentEventHandler): () => void {
-      handlers.push(handler);
+    /**
+     * Adds a handler of verified events bound to what `purpose` names (checkouts, payment links); answers a function
+     * that removes it.
+     */
+    onEvent(purpose: PaymentPurpose, handler: PaymentEventHandler): () => void {
+      const entry = { handler, purpose };
+      handlers.push(entry);
       return () => {
-        const at = handlers.indexOf(handler);
+        const at = handlers.indexOf(entry);
         if (at >= 0) handlers.splice(at, 1);
       };
     },

@@ -264,7 +264,8 @@ describe('UCP checkout completion', () => {
       discountCodes: ctx.services.discountCodes,
       agentProfiles: createAgentProfiles({ policy: { allowHttp: false, allowPrivate: false } }),
       orderWriter: createOrderWriter({ db }),
-      paymentHandlers: paymentHandlers({ testHandlers: false }),
+      paymentHandlers: async () => paymentHandlers({ testHandlers: false }),
+      payments: ctx.services.payments,
     });
     const business_ = (await ctx.services.ucpSettings.bySlug(b.company.slug))!;
     const err = await checkout.complete(business_, id, COD).catch((e: unknown) => e);

@@ -38,12 +38,15 @@ async function shop() {
   return { company, acct, webhookSecret, provider };
 }
 
-/** A checkout's Razorpay order, bound to the checkout as the checkout code will bind it. */
-async function checkoutOrder(s: Awaited<ReturnType<typeof shop>>, amountPaise = 49_900) {
-  const checkoutId = `chk_${Math.random().toString(36).slice(2, 10)}`;
-  const order = await s.provider.createOrder({ amountPaise, currency: 'INR', receipt: checkoutId, notes: { checkout_id: checkoutId } });
-  await ctx.services.payments.bindOrder(s.company.id, { providerOrderId: order.id, purpose: 'checkout', subjectId: checkoutId, amountPaise });
-  return { checkoutId, order };
+/**
+ * A Razorpay order bound to one of our orders (purpose payment_link, which no service handles yet: the tests' own
+ * handlers are the only ones called; checkouts have theirs, test/checkout/checkout-razorpay.test.ts).
+ */
+async function boundOrder(s: Awaited<ReturnType<typeof shop>>, amountPaise = 49_900) {
+  const subjectId = `ord_${Math.random().toString(36).slice(2, 10)}`;
+  const order = await s.provider.createOrder({ amountPaise, currency: 'INR', receipt: subjectId, notes: { order_ref: subjectId } });
+  await ctx.services.payments.bindOrder(s.company.id, { providerOrderId: order.id, purpose: 'payment_link', subjectId, amountPaise });
+  return { subjectId, order };
 }
 
 /** A handler recording what it is handed (and the event's status as its transaction sees it), removed by `off`. */
@@ -56,7 +59,7 @@ function recorder(act: (event: RazorpayEvent) => Promise<void> | void = () => {}
     calls.push({ companyId, event, binding, statusInTx: row.status });
     await act(event);
   };
-  return { calls, off: ctx.services.payments.onEvent(handler) };
+  return { calls, off: ctx.services.payments.onEvent('payment_link', handler) };
 }
 
 const events = (companyId: string) =>
@@ -81,7 +84,7 @@ async function post(url: string, body: string, headers: Record<string, string>) 
 describe('a signed delivery is recorded once and acted on once', () => {
   it('payment.captured and order.paid reach the handler once each with the binding; three racing copies change nothing', async () => {
     const s = await shop();
-    const { checkoutId, order } = await checkoutOrder(s);
+    const { subjectId, order } = await boundOrder(s);
     const h = recorder(() => sleep(30)); // a handler that takes a moment, so the copies overlap it
     try {
       const paid = await rzp.pay(order.id, { hold: true });
@@ -93,7 +96,7 @@ describe('a signed delivery is recorded once and acted on once', () => {
       expect(h.calls[0]).toEqual({
         companyId: s.company.id,
         statusInTx: 'recorded',
-        binding: { providerOrderId: order.id, purpose: 'checkout', subjectId: checkoutId, amount: '499.00', amountPaise: 49_900 },
+        binding: { providerOrderId: order.id, purpose: 'payment_link', subjectId, amount: '499.00', amountPaise: 49_900 },
         event: {
           eventId: captured.eventId,
           type: 'payment.captured',
@@ -103,7 +106,7 @@ describe('a signed delivery is recorded once and acted on once', () => {
           paymentLinkId: null,
           amountPaise: 49_900,
           currency: 'INR',
-          notes: { checkout_id: checkoutId },
+          notes: { order_ref: subjectId },
           method: 'upi',
         },
       });
@@ -123,7 +126,7 @@ describe('a signed delivery is recorded once and acted on once', () => {
 
   it('without X-Razorpay-Event-Id, redeliveries are still one event (payment id and event name)', async () => {
     const s = await shop();
-    const { order } = await checkoutOrder(s);
+    const { order } = await boundOrder(s);
     const h = recorder();
     try {
       const { paymentId, deliveries } = await rzp.pay(order.id, { hold: true });
@@ -161,7 +164,7 @@ describe('a signed delivery is recorded once and acted on once', () => {
 describe('refusals: nothing recorded, nothing revealed', () => {
   it('a wrong signature, a changed body and a missing signature are 401 and record nothing', async () => {
     const s = await shop();
-    const { order } = await checkoutOrder(s);
+    const { order } = await boundOrder(s);
     const h = recorder();
     try {
       const [captured] = (await rzp.pay(order.id, { hold: true })).deliveries;
@@ -187,7 +190,7 @@ describe('refusals: nothing recorded, nothing revealed', () => {
 
   it('an unknown company, and a company that takes no payments, get the very refusal a wrong signature gets', async () => {
     const s = await shop();
-    const { order } = await checkoutOrder(s);
+    const { order } = await boundOrder(s);
     const [captured] = (await rzp.pay(order.id, { hold: true })).deliveries;
     const headers = { 'x-razorpay-signature': razorpaySignature('not-the-secret', captured.body), 'x-razorpay-event-id': captured.eventId };
     const wrongSignature = await post(webhookUrl(s.company.slug), captured.body, headers);
@@ -217,7 +220,7 @@ describe('refusals: nothing recorded, nothing revealed', () => {
 describe('a handler that fails', () => {
   it('leaves the event recorded and answers 500, so Razorpay retries; the redelivery acts, and the service keeps serving', async () => {
     const s = await shop();
-    const { order } = await checkoutOrder(s);
+    const { order } = await boundOrder(s);
     let failing = true;
     const h = recorder(() => {
       if (failing) throw new Error(`checkout store unavailable for ${CONTACT}`);
@@ -232,7 +235,7 @@ describe('a handler that fails', () => {
       expect(await events(s.company.id)).toEqual([expect.objectContaining({ event_id: captured.eventId, status: 'acted' })]);
       // a handler that throws something that is not an Error is survived too
       const failed = await rzp.fail(order.id, { hold: true });
-      const offOdd = ctx.services.payments.onEvent(() => {
+      const offOdd = ctx.services.payments.onEvent('payment_link', () => {
         throw 'a string, not an Error'; // eslint-disable-line @typescript-eslint/only-throw-error
       });
       try {
@@ -251,8 +254,8 @@ describe('a handler that fails', () => {
 
   it('the handler can put an event before staff: needs_attention with its reason', async () => {
     const s = await shop();
-    const { order } = await checkoutOrder(s);
-    const off = ctx.services.payments.onEvent((_c, event) =>
+    const { order } = await boundOrder(s);
+    const off = ctx.services.payments.onEvent('payment_link', (_c, event) =>
       event.type === 'payment.captured' ? { needsAttention: 'checkout expired before the payment: refund' } : undefined,
     );
     try {
@@ -295,7 +298,7 @@ describe('events nothing here is bound to', () => {
 
   it('with no handler registered a bound event stays recorded (answered 200)', async () => {
     const s = await shop();
-    const { order } = await checkoutOrder(s);
+    const { order } = await boundOrder(s);
     const [captured] = (await rzp.pay(order.id, { hold: true })).deliveries;
     expect(await rzp.deliver(captured)).toEqual([200]);
     expect((await events(s.company.id)).map((e) => e.status)).toEqual(['recorded']);
@@ -305,7 +308,7 @@ describe('events nothing here is bound to', () => {
 describe('what is kept and what is logged', () => {
   it("the stored payload has no contact, e-mail, card or VPA; the log has no secret and none of the buyer's data", async () => {
     const s = await shop();
-    const { order } = await checkoutOrder(s);
+    const { order } = await boundOrder(s);
     const h = recorder();
     try {
       await rzp.pay(order.id, { method: 'card', contact: CONTACT, email: EMAIL });
@@ -328,7 +331,7 @@ describe('what is kept and what is logged', () => {
 describe('a changed webhook secret', () => {
   it('still verifies deliveries signed with the previous one for the grace period, then no longer', async () => {
     const s = await shop();
-    const { order } = await checkoutOrder(s);
+    const { order } = await boundOrder(s);
     const [oldSigned] = (await rzp.pay(order.id, { hold: true })).deliveries;
     const view = await ctx.services.payments.configure(s.company.id, { provider: 'razorpay', webhookSecret: 'whsec-the-new-one-0001' });
     expect(view.previous_webhook_secret_until).toBeInstanceOf(Date);

@@ -198,6 +198,8 @@ describe('request logs at the default level', () => {
       { url: `/ucp/${DIGITS}/2026-01-11/docs/${q(EMAIL)}` },
       { url: `/ucp/${q(EMAIL)}/${feedToken}?${personal}` },
       { url: '/.well-known/ucp', headers: { host: `logs-${s.company.slug}.example.in` } },
+      // a checkout's pay page (its continue_url while the buyer pays on Razorpay), for an id that is an e-mail
+      { url: `/ucp/${s.company.slug}/pay/${q(EMAIL)}?${personal}` },
       { method: 'POST', url: `${ucp}/checkout-sessions?${personal}`, headers: ucpHeaders(`${EMAIL}-1`), payload: checkoutBody },
       { url: `${ucp}/checkout-sessions/${open}?${personal}`, headers: ucpHeaders('get') },
       { method: 'PUT', url: `${ucp}/checkout-sessions/${open}?${personal}`, headers: ucpHeaders(`${EMAIL}-2`), payload: checkoutBody },

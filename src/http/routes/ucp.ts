@@ -5,7 +5,8 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { checkoutOut, orderOut } from '../../checkout/ucp-output.js';
 import { SHIPPED_OR_AFTER, type CheckoutView } from '../../checkout/checkout.service.js';
 import { completeCheckoutBody, createCheckoutBody, orderUpdateBody, updateCheckoutBody } from '../../contract/ucp-checkout.js';
-import { ucpEndpoint as endpointUrl } from '../../checkout/ucp-profile.js';
+import { payPageUrl, ucpEndpoint as endpointUrl } from '../../checkout/ucp-profile.js';
+import { payPage } from '../../checkout/pay-page.js';
 import { UCP_VERSION, UcpError, ucpErrorBody } from '../../contract/ucp-wire.js';
 import type { Services } from '../../services.js';
 import { UCP_NOT_FOUND, ucpVersionCheck } from '../ucp-scope.js';
@@ -86,6 +87,18 @@ export function registerUcpRoutes(
         scope.put('/:slug/orders/:id', recordOnOrder);
         scope.post('/:slug/testing/simulate-shipping/:id', simulateShipping);
       }
+      // A checkout's continue_url while its buyer must pay on Razorpay's page: an HTML page of ours, with a CSP of its
+      // own, that opens Razorpay Checkout for the checkout's Razorpay order.
+      scope.get('/:slug/pay/:id', async (req, reply) => {
+        const facts = await checkout.payPage(req.ucpBusiness, (req.params as { id: string }).id);
+        const page = payPage(facts);
+        return reply
+          .header('content-type', 'text/html; charset=utf-8')
+          .header('content-security-policy', page.csp)
+          .header('cache-control', 'no-store')
+          .header('referrer-policy', 'no-referrer')
+          .send(page.html);
+      });
       scope.register(
         async function ucpEndpoint(endpoint) {
           endpoint.get('/.well-known/ucp', profile);
@@ -99,7 +112,9 @@ export function registerUcpRoutes(
           const answer = async (req: FastifyRequest, view: CheckoutView, status = 200): Promise<Answer> => {
             const origin = media.origin(req);
             const handlers = (await ucpDiscovery.profile(req.ucpBusiness, origin)).payment.handlers;
-            return { status, body: JSON.stringify(checkoutOut(view, req.ucpBusiness, handlers, endpointUrl(origin, req.ucpBusiness.slug))) };
+            const { slug } = req.ucpBusiness;
+            const out = checkoutOut(view, req.ucpBusiness, handlers, endpointUrl(origin, slug), payPageUrl(origin, slug, view.record.id));
+            return { status, body: JSON.stringify(out) };
           };
           /** A write, once per Idempotency-Key: UCP refusals are answers too (kept and replayed), faults are not. */
           const write =
