@@ -26,7 +26,13 @@ let testDb: TestDatabase;
 let a: TestApp;
 beforeAll(async () => {
   testDb = await createTestDatabase();
-  a = await buildTestApp(testDb.db, { MEDIA_DIR: mediaDir, PUBLIC_URL: 'https://api.example.in', RATE_LIMIT_MAX: '100000', AUTH_FAILURE_LIMIT: '100000' });
+  a = await buildTestApp(testDb.db, {
+    MEDIA_DIR: mediaDir,
+    PUBLIC_URL: 'https://api.example.in',
+    RATE_LIMIT_MAX: '100000',
+    AUTH_FAILURE_LIMIT: '100000',
+    UCP_SIMULATION_SECRET: SIMULATION_SECRET,
+  });
 });
 afterAll(async () => {
   await a?.app.close();
@@ -37,6 +43,7 @@ const PHONE = '+91 98123 45678';
 const DIGITS = '9812345678';
 const UNKNOWN_PHONE_DIGITS = '9800000017';
 const EMAIL = 'lakshmi.rao.private@example.in';
+const SIMULATION_SECRET = 'conformance-simulation-secret-for-logs';
 /** An external reference the way WhatsApp shops write them: the customer's number inside. */
 const REFERENCE = `wa-91${DIGITS}-1`;
 const UNKNOWN_REFERENCE = `wa-91${UNKNOWN_PHONE_DIGITS}-2`;
@@ -213,6 +220,32 @@ describe('request logs at the default level', () => {
       { url: `${ucp}/checkout-sessions/${DIGITS}?${personal}`, headers: ucpHeaders('unknown') },
       { url: `${ucp}/orders/${ucpOrder}?${personal}`, headers: ucpHeaders('order') },
       { url: `${ucp}/orders/${DIGITS}`, headers: ucpHeaders('no-order') },
+      // the order at the business root, and the conformance harness (served with a simulation secret only)
+      { url: `/ucp/${s.company.slug}/orders/${ucpOrder}?${personal}`, headers: ucpHeaders('root-order') },
+      {
+        method: 'PUT',
+        url: `/ucp/${s.company.slug}/orders/${ucpOrder}?${personal}`,
+        headers: ucpHeaders('put-order'),
+        payload: {
+          adjustments: [{ id: 'adj_1', type: 'refund', occurred_at: '2026-11-27T10:00:00Z', status: 'pending', amount: 500, description: `${EMAIL} ${PHONE}` }],
+        },
+      },
+      {
+        method: 'PUT',
+        url: `${ucp}/orders/${ucpOrder}?${personal}`,
+        headers: ucpHeaders('put-order-2'),
+        payload: { adjustments: { id: EMAIL } },
+      },
+      {
+        method: 'POST',
+        url: `/ucp/${s.company.slug}/testing/simulate-shipping/${ucpOrder}?${personal}`,
+        headers: { ...ucpHeaders('sim-1'), 'simulation-secret': EMAIL },
+      },
+      {
+        method: 'POST',
+        url: `/ucp/${s.company.slug}/testing/simulate-shipping/${ucpOrder}?${personal}`,
+        headers: { ...ucpHeaders('sim-2'), 'simulation-secret': SIMULATION_SECRET },
+      },
       mcp('get_order', { reference: REFERENCE, phone: PHONE }),
       mcp('get_order', { reference: UNKNOWN_REFERENCE }),
       mcp('find_customer', { phone: PHONE }),
@@ -294,6 +327,7 @@ describe('request logs at the default level', () => {
       'API key': [s.key, full.key],
       'courier signature': [callbackSignature, callbackSignature.split('v1=')[1]],
       'Razorpay secret or signature': [razorpaySecret, 'rzp-key-secret-logs', razorpaySignature],
+      'simulation secret': [SIMULATION_SECRET],
     };
     for (const [what, values] of Object.entries(secrets))
       for (const value of values) {
