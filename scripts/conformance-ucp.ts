@@ -51,8 +51,8 @@ async function seed(env: Record<string, string>): Promise<void> {
     for (const rate of business.shipping_rates) await services.shippingRates.create(company.id, rate);
     for (const code of business.discount_codes) await services.discountCodes.create(company.id, code);
     // known buyers (matched by e-mail) and the addresses on file the checkout offers them
-    const customers = parse(readFileSync(join(fixture, 'customers.csv')), { columns: true }) as { id: string; email: string }[];
-    const addresses = parse(readFileSync(join(fixture, 'addresses.csv')), { columns: true }) as Record<string, string>[];
+    const customers = parse<{ id: string; email: string }>(readFileSync(join(fixture, 'customers.csv')), { columns: true });
+    const addresses = parse<Record<string, string>>(readFileSync(join(fixture, 'addresses.csv')), { columns: true });
     for (const a of addresses) {
       const email = customers.find((c) => c.id === a.customer_id)?.email;
       if (!email) continue;
@@ -137,7 +137,7 @@ async function main(): Promise<number> {
     WEBHOOK_ALLOW_PRIVATE_ADDRESSES: 'true',
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
   };
-  let code = 1;
+  let code: number;
   try {
     await seed(env);
     const service = await startService(env);
