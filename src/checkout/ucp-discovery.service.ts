@@ -1,5 +1,7 @@
 import type { Config } from '../config.js';
 import type { Db } from '../db/index.js';
+import type { CheckoutView } from './checkout.service.js';
+import { checkoutOut } from './ucp-output.js';
 import type { UcpBusiness } from './ucp-settings.service.js';
 import { paymentHandlers, ucpDocuments, ucpEndpoint, ucpProfile, type UcpDocument, type UcpProfile } from './ucp-profile.js';
 import { ucpSigningKey } from './ucp-signing-key.js';
@@ -14,15 +16,23 @@ export function createUcpDiscovery({ db, config }: { db: Db; config: Pick<Config
   const handlers = paymentHandlers({ testHandlers: config.UCP_TEST_HANDLERS });
   const documents = ucpDocuments(handlers);
 
+  async function profile(business: UcpBusiness, origin: string): Promise<UcpProfile> {
+    return ucpProfile({
+      company: business,
+      endpoint: ucpEndpoint(origin, business.slug),
+      docsBase: config.UCP_DOCS_BASE_URL,
+      handlers,
+      signingKey: (await signingKey()).publicJwk,
+    });
+  }
+
   return {
-    async profile(business: UcpBusiness, origin: string): Promise<UcpProfile> {
-      return ucpProfile({
-        company: business,
-        endpoint: ucpEndpoint(origin, business.slug),
-        docsBase: config.UCP_DOCS_BASE_URL,
-        handlers,
-        signingKey: (await signingKey()).publicJwk,
-      });
+    profile,
+
+    /** A checkout as every door answers it (REST and the MCP tools): UCP's JSON, with the payment handlers the profile offers. */
+    async checkout(business: UcpBusiness, view: CheckoutView, origin: string): Promise<Record<string, unknown>> {
+      const { payment } = await profile(business, origin);
+      return checkoutOut(view, business, payment.handlers, ucpEndpoint(origin, business.slug));
     },
 
     /** A document a profile links to under `<endpoint>/docs/`, by its path there; undefined for any other path. */
