@@ -121,3 +121,80 @@ export interface UcpMessage {
   content: string;
   severity?: 'recoverable' | 'requires_buyer_input' | 'requires_buyer_review';
 }
+
+const total = z.object({ type: z.string(), amount: z.number().int().describe('paise'), display_text: z.string().optional() });
+/** What a platform sent, kept as sent (a buyer, a destination with the id we gave it). */
+const asSent = z.record(z.string(), z.unknown());
+
+/**
+ * A checkout as UCP 2026-01-11 writes it (src/checkout/ucp-output.ts builds it): the answer of the REST binding and
+ * the MCP checkout tools alike. Amounts are integers in paise. Each object's required members come before its optional
+ * ones, the order the compiled serialiser writes them in (src/contract/serializer.ts).
+ */
+export const ucpCheckoutSchema = z.object({
+  ucp: z.object({ version: z.string(), capabilities: z.array(z.object({ name: z.string(), version: z.string() })) }),
+  id: z.string(),
+  status: z.string().describe('incomplete, ready_for_complete, completed or canceled'),
+  currency: z.string(),
+  line_items: z.array(
+    z.object({
+      id: z.string(),
+      item: z.object({ id: z.string(), title: z.string(), price: z.number().int() }),
+      quantity: z.number().int(),
+      totals: z.array(total),
+    }),
+  ),
+  totals: z.array(total),
+  links: z.array(z.object({ type: z.string(), url: z.string() })),
+  expires_at: z.string(),
+  payment: z.object({
+    handlers: z.array(
+      z.object({
+        id: z.string(),
+        name: z.string(),
+        version: z.string(),
+        spec: z.string(),
+        config_schema: z.string(),
+        instrument_schemas: z.array(z.string()),
+        config: asSent,
+      }),
+    ),
+    instruments: z.array(z.unknown()),
+    selected_instrument_id: z.string().optional(),
+  }),
+  fulfillment: z.object({
+    methods: z.array(
+      z.object({
+        id: z.string(),
+        type: z.string(),
+        line_item_ids: z.array(z.string()),
+        groups: z.array(
+          z.object({
+            id: z.string(),
+            line_item_ids: z.array(z.string()),
+            options: z.array(z.object({ id: z.string(), title: z.string(), totals: z.array(total), description: z.string().optional() })).optional(),
+            selected_option_id: z.string().optional(),
+          }),
+        ),
+        destinations: z.array(asSent).optional(),
+        selected_destination_id: z.string().optional(),
+      }),
+    ),
+  }),
+  discounts: z.object({
+    codes: z.array(z.string()),
+    applied: z.array(
+      z.object({
+        code: z.string(),
+        title: z.string(),
+        amount: z.number().int(),
+        allocations: z.array(z.object({ path: z.string(), amount: z.number().int() })),
+      }),
+    ),
+  }),
+  buyer: asSent.optional(),
+  messages: z
+    .array(z.object({ type: z.string(), content: z.string(), code: z.string().optional(), path: z.string().optional(), severity: z.string().optional() }))
+    .optional(),
+  order: z.object({ id: z.string(), permalink_url: z.string() }).optional(),
+});
