@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Db } from '../db/index.js';
 import type { CheckoutStatus } from '../db/schema/index.js';
 import { AppError } from '../contract/errors.js';
-import { UcpError } from '../contract/ucp-wire.js';
+import { UcpError, ucpErrorBody } from '../contract/ucp-wire.js';
 import type { CompleteCheckoutBody, CreateCheckoutBody, UcpAddress, UcpMessage, UcpMethodIn, UpdateCheckoutBody } from '../contract/ucp-checkout.js';
 import type { StoredAddress } from '../db/schema/index.js';
 import { newId, randomAlnum } from '../lib/ids.js';
@@ -42,7 +42,7 @@ import type { DiscountEvaluation } from './discounts.js';
 import type { DiscountCodeService } from './discount-codes.service.js';
 import type { ShippingOption } from './shipping-options.js';
 import type { ShippingRateService } from './shipping-rates.service.js';
-import { idempotent, type Answer, type IdempotencyOutcome } from './idempotency.js';
+import { idempotent, type Answer } from './idempotency.js';
 import { computeTotals, type CheckoutTotals } from './totals.js';
 import type { UcpBusiness } from './ucp-settings.service.js';
 
@@ -455,9 +455,29 @@ export function createCheckoutService({
   }
 
   return {
-    /** A write once per Idempotency-Key (checkout/idempotency.ts): the answer `operation` gives, kept and replayed. */
-    once(request: { companyId: string; scope: string; key: string | undefined; body: unknown }, operation: () => Promise<Answer>): Promise<IdempotencyOutcome> {
-      return idempotent(db, request, operation);
+    /**
+     * A write once per idempotency key (checkout/idempotency.ts), for every door (REST's Idempotency-Key, the MCP tools'
+     * idempotency_key): the answer `operation` gives, kept and replayed. A UCP refusal is an answer too (kept and
+     * replayed as UCP's error body); a fault is not (the key is freed). The key used with another request, or while its
+     * first request is still being answered: 409 idempotency_conflict.
+     */
+    async write(request: { companyId: string; scope: string; key: string | undefined; body: unknown }, operation: () => Promise<Answer>): Promise<Answer> {
+      const outcome = await idempotent(db, request, async () => {
+        try {
+          return await operation();
+        } catch (err) {
+          if (!(err instanceof UcpError)) throw err;
+          return { status: err.status, body: JSON.stringify(ucpErrorBody(err.code, err.message, err.path)) };
+        }
+      });
+      if (outcome.kind === 'answered') return outcome.answer;
+      throw new UcpError(
+        409,
+        'idempotency_conflict',
+        outcome.reason === 'in_progress'
+          ? 'A request with this idempotency key is still being answered'
+          : 'This idempotency key was used with a different request',
+      );
     },
 
     /**

@@ -1,10 +1,13 @@
 import type { Config } from '../config.js';
 import type { Db } from '../db/index.js';
+import type { CheckoutView } from './checkout.service.js';
+import { checkoutOut } from './ucp-output.js';
 import type { UcpBusiness } from './ucp-settings.service.js';
 import type { PaymentService } from '../payments/payments.service.js';
 import {
   companyHandlers,
   paymentHandlers,
+  payPageUrl,
   razorpayHandler,
   ucpDocuments,
   ucpEndpoint,
@@ -35,16 +38,24 @@ export function createUcpDiscovery({
   const documents = ucpDocuments([...handlers, razorpayHandler({ keyId: '', mode: 'test' })]);
   const offered = async (companyId: string): Promise<readonly HandlerDef[]> => companyHandlers(handlers, await payments.account(companyId));
 
+  async function profile(business: UcpBusiness, origin: string): Promise<UcpProfile> {
+    const [offeredNow, key] = await Promise.all([offered(business.companyId), signingKey()]);
+    return ucpProfile({
+      company: business,
+      endpoint: ucpEndpoint(origin, business.slug),
+      docsBase: config.UCP_DOCS_BASE_URL,
+      handlers: offeredNow,
+      signingKey: key.publicJwk,
+    });
+  }
+
   return {
-    async profile(business: UcpBusiness, origin: string): Promise<UcpProfile> {
-      const [offeredNow, key] = await Promise.all([offered(business.companyId), signingKey()]);
-      return ucpProfile({
-        company: business,
-        endpoint: ucpEndpoint(origin, business.slug),
-        docsBase: config.UCP_DOCS_BASE_URL,
-        handlers: offeredNow,
-        signingKey: key.publicJwk,
-      });
+    profile,
+
+    /** A checkout as every door answers it (REST and the MCP tools): UCP's JSON, with the payment handlers the profile offers. */
+    async checkout(business: UcpBusiness, view: CheckoutView, origin: string): Promise<Record<string, unknown>> {
+      const { payment } = await profile(business, origin);
+      return checkoutOut(view, business, payment.handlers, ucpEndpoint(origin, business.slug), payPageUrl(origin, business.slug, view.record.id));
     },
 
     /** The payment handlers the company offers: Razorpay's only when it has an account (a read of its own row). */

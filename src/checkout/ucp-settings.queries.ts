@@ -109,6 +109,18 @@ export async function findUcpBusinessBySlug(db: Db, slug: string): Promise<UcpBu
   return rows[0];
 }
 
+/** The company's own business (the MCP checkout tools, with its key), when the company is active and its business on. */
+export async function findUcpBusinessByCompany(db: Db, companyId: string): Promise<UcpBusinessRow | undefined> {
+  const rows = await db.query<UcpBusinessRow>(
+    sql`SELECT c.id AS company_id, c.slug, c.name, s.hold_minutes, s.privacy_url, s.terms_url
+          FROM companies c
+          JOIN ucp_settings s ON s.company_id = c.id AND s.company_id = ${companyId}
+         WHERE c.id = ${companyId} AND c.status = 'active' AND s.enabled`,
+    'ucp_business_by_company',
+  );
+  return rows[0];
+}
+
 /**
  * The company that registered the host a request was addressed to, when it is active and its business on. `candidates`
  * are the Host with its port and without: the most specific registered one decides, so a host registered with a port

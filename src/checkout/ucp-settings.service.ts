@@ -4,6 +4,7 @@ import { HOLD_MINUTES, hostName, normaliseUcpHost, ucpSettingsBody, type UcpSett
 import { toValidationError } from '../contract/validation.js';
 import {
   deleteUcpHost,
+  findUcpBusinessByCompany,
   findUcpBusinessByHost,
   findUcpBusinessBySlug,
   findUcpHost,
@@ -120,6 +121,11 @@ export function createUcpSettingsService({ db }: { db: Db }) {
     async bySlug(slug: string): Promise<UcpBusiness | undefined> {
       if (!SLUG.test(slug)) return undefined;
       return business(await findUcpBusinessBySlug(db, slug));
+    },
+
+    /** The company's own UCP business, for its agents with its key; undefined while it is off. */
+    async byCompany(companyId: string): Promise<UcpBusiness | undefined> {
+      return business(await findUcpBusinessByCompany(db, companyId));
     },
 
     /**

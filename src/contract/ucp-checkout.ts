@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { MAX_ITEMS, MAX_QUANTITY } from './orders.js';
+import { nullsAsAbsent } from './validation.js';
 
 /**
  * The Universal Commerce Protocol (UCP) as this business speaks it: version 2026-01-11, the one the pinned
@@ -15,76 +16,76 @@ const MAX_ID = 128;
 const text = (max: number) => z.string().max(max, `must be at most ${max} characters`);
 const id = text(MAX_ID).min(1, 'must not be empty');
 
+/**
+ * A UCP object read leniently: members we do not know are ignored, and an optional member sent as null is read as not
+ * sent (agents on strict function-calling schemas send every member, null when unused; the MCP checkout tools take
+ * these schemas), except a member whose null says something (`selected_option_id: null` clears the choice).
+ */
+function lenient<S extends z.ZodRawShape>(shape: S): z.ZodObject<S, z.core.$loose> {
+  const nullMeans = Object.fromEntries(Object.entries(shape).filter(([, member]) => z.safeParse(member, null).success));
+  return nullsAsAbsent(z.object(shape).loose()).extend(nullMeans) as unknown as z.ZodObject<S, z.core.$loose>;
+}
+
 /** A postal address as UCP writes it (schema.org PostalAddress names). */
-export const ucpAddress = z
-  .object({
-    id: id.optional(),
-    street_address: text(200).optional(),
-    extended_address: text(200).optional(),
-    address_locality: text(100).optional(),
-    address_region: text(100).optional(),
-    postal_code: text(20).optional(),
-    address_country: text(2).optional(),
-    first_name: text(100).optional(),
-    last_name: text(100).optional(),
-    full_name: text(200).optional(),
-    phone_number: text(20).optional(),
-  })
-  .loose();
+export const ucpAddress = lenient({
+  id: id.optional(),
+  street_address: text(200).optional(),
+  extended_address: text(200).optional(),
+  address_locality: text(100).optional(),
+  address_region: text(100).optional(),
+  postal_code: text(20).optional(),
+  address_country: text(2).optional(),
+  first_name: text(100).optional(),
+  last_name: text(100).optional(),
+  full_name: text(200).optional(),
+  phone_number: text(20).optional(),
+});
 export type UcpAddress = z.infer<typeof ucpAddress>;
 
-const lineItemIn = z
-  .object({
-    id: id.optional(),
-    item: z.object({ id, title: text(500).optional() }).loose(),
-    quantity: z.number().int('must be a whole number').min(1, 'must be at least 1').max(MAX_QUANTITY, `must be at most ${MAX_QUANTITY}`),
-  })
-  .loose();
+const lineItemIn = lenient({
+  id: id.optional(),
+  item: lenient({ id, title: text(500).optional() }),
+  quantity: z.number().int('must be a whole number').min(1, 'must be at least 1').max(MAX_QUANTITY, `must be at most ${MAX_QUANTITY}`),
+});
 
 const consent = z.record(z.string(), z.boolean());
 
-export const ucpBuyer = z
-  .object({
-    email: text(254).optional(),
-    phone_number: text(20).optional(),
-    first_name: text(100).optional(),
-    last_name: text(100).optional(),
-    full_name: text(200).optional(),
-    fullName: text(200).optional(),
-    consent: consent.optional(),
-  })
-  .loose();
+export const ucpBuyer = lenient({
+  email: text(254).optional(),
+  phone_number: text(20).optional(),
+  first_name: text(100).optional(),
+  last_name: text(100).optional(),
+  full_name: text(200).optional(),
+  fullName: text(200).optional(),
+  consent: consent.optional(),
+});
 export type UcpBuyer = z.infer<typeof ucpBuyer>;
 
-const groupIn = z.object({ id: id.optional(), line_item_ids: z.array(id).max(MAX_ITEMS).optional(), selected_option_id: id.nullish() }).loose();
+const groupIn = lenient({ id: id.optional(), line_item_ids: z.array(id).max(MAX_ITEMS).optional(), selected_option_id: id.nullish() });
 
-const methodIn = z
-  .object({
-    id: id.optional(),
-    type: z.enum(['shipping', 'pickup']).default('shipping'),
-    line_item_ids: z.array(id).max(MAX_ITEMS).optional(),
-    destinations: z.array(ucpAddress).max(MAX_DESTINATIONS).optional(),
-    selected_destination_id: id.nullish(),
-    groups: z.array(groupIn).max(MAX_ITEMS).optional(),
-  })
-  .loose();
+const methodIn = lenient({
+  id: id.optional(),
+  type: z.enum(['shipping', 'pickup']).default('shipping'),
+  line_item_ids: z.array(id).max(MAX_ITEMS).optional(),
+  destinations: z.array(ucpAddress).max(MAX_DESTINATIONS).optional(),
+  selected_destination_id: id.nullish(),
+  groups: z.array(groupIn).max(MAX_ITEMS).optional(),
+});
 export type UcpMethodIn = z.infer<typeof methodIn>;
 
-const fulfillmentIn = z.object({ methods: z.array(methodIn).max(5).optional() }).loose();
-const discountsIn = z.object({ codes: z.array(text(64)).max(MAX_CODES).optional() }).loose();
-const paymentIn = z.object({ selected_instrument_id: id.nullish() }).loose();
+const fulfillmentIn = lenient({ methods: z.array(methodIn).max(5).optional() });
+const discountsIn = lenient({ codes: z.array(text(64)).max(MAX_CODES).optional() });
+const paymentIn = lenient({ selected_instrument_id: id.nullish() });
 
 /** POST checkout-sessions. `id`, prices and titles a platform sends are not ours to take: the catalogue's are used. */
-export const createCheckoutBody = z
-  .object({
-    line_items: z.array(lineItemIn).min(1, 'must list at least 1 item').max(MAX_ITEMS, `must list at most ${MAX_ITEMS} items`),
-    currency: text(3).optional(),
-    buyer: ucpBuyer.optional(),
-    fulfillment: fulfillmentIn.optional(),
-    discounts: discountsIn.optional(),
-    payment: paymentIn.optional(),
-  })
-  .loose();
+export const createCheckoutBody = lenient({
+  line_items: z.array(lineItemIn).min(1, 'must list at least 1 item').max(MAX_ITEMS, `must list at most ${MAX_ITEMS} items`),
+  currency: text(3).optional(),
+  buyer: ucpBuyer.optional(),
+  fulfillment: fulfillmentIn.optional(),
+  discounts: discountsIn.optional(),
+  payment: paymentIn.optional(),
+});
 export type CreateCheckoutBody = z.infer<typeof createCheckoutBody>;
 
 /** PUT checkout-sessions/{id}: what is sent replaces what was; buyer, fulfillment and discounts left out are kept. */
@@ -92,22 +93,17 @@ export const updateCheckoutBody = createCheckoutBody;
 export type UpdateCheckoutBody = CreateCheckoutBody;
 
 /** A payment instrument as a platform hands it over on complete (2026-01-11: `payment_data`). */
-export const paymentInstrument = z
-  .object({
-    id: id.optional(),
-    handler_id: id,
-    type: text(32).optional(),
-    brand: text(32).optional(),
-    last_digits: text(4).optional(),
-    credential: z
-      .object({ type: text(32), token: text(4096).optional() })
-      .loose()
-      .optional(),
-  })
-  .loose();
+export const paymentInstrument = lenient({
+  id: id.optional(),
+  handler_id: id,
+  type: text(32).optional(),
+  brand: text(32).optional(),
+  last_digits: text(4).optional(),
+  credential: lenient({ type: text(32), token: text(4096).optional() }).optional(),
+});
 export type PaymentInstrument = z.infer<typeof paymentInstrument>;
 
-export const completeCheckoutBody = z.object({ payment_data: paymentInstrument, risk_signals: z.unknown().optional() }).loose();
+export const completeCheckoutBody = lenient({ payment_data: paymentInstrument, risk_signals: z.unknown().optional() });
 export type CompleteCheckoutBody = z.infer<typeof completeCheckoutBody>;
 
 /** A total as UCP writes it: minor units (paise), never negative (a discount is a positive amount of type discount). */
@@ -170,3 +166,80 @@ export const orderUpdateBody = z
     adjustments: z.array(adjustmentIn).max(100).optional(),
   })
   .loose();
+
+const total = z.object({ type: z.string(), amount: z.number().int().describe('paise'), display_text: z.string().optional() });
+/** What a platform sent, kept as sent (a buyer, a destination with the id we gave it). */
+const asSent = z.record(z.string(), z.unknown());
+
+/**
+ * A checkout as UCP 2026-01-11 writes it (src/checkout/ucp-output.ts builds it): the answer of the REST binding and
+ * the MCP checkout tools alike. Amounts are integers in paise. Each object's required members come before its optional
+ * ones, the order the compiled serialiser writes them in (src/contract/serializer.ts).
+ */
+export const ucpCheckoutSchema = z.object({
+  ucp: z.object({ version: z.string(), capabilities: z.array(z.object({ name: z.string(), version: z.string() })) }),
+  id: z.string(),
+  status: z.string().describe('incomplete, ready_for_complete, completed or canceled'),
+  currency: z.string(),
+  line_items: z.array(
+    z.object({
+      id: z.string(),
+      item: z.object({ id: z.string(), title: z.string(), price: z.number().int() }),
+      quantity: z.number().int(),
+      totals: z.array(total),
+    }),
+  ),
+  totals: z.array(total),
+  links: z.array(z.object({ type: z.string(), url: z.string() })),
+  expires_at: z.string(),
+  payment: z.object({
+    handlers: z.array(
+      z.object({
+        id: z.string(),
+        name: z.string(),
+        version: z.string(),
+        spec: z.string(),
+        config_schema: z.string(),
+        instrument_schemas: z.array(z.string()),
+        config: asSent,
+      }),
+    ),
+    instruments: z.array(z.unknown()),
+    selected_instrument_id: z.string().optional(),
+  }),
+  fulfillment: z.object({
+    methods: z.array(
+      z.object({
+        id: z.string(),
+        type: z.string(),
+        line_item_ids: z.array(z.string()),
+        groups: z.array(
+          z.object({
+            id: z.string(),
+            line_item_ids: z.array(z.string()),
+            options: z.array(z.object({ id: z.string(), title: z.string(), totals: z.array(total), description: z.string().optional() })).optional(),
+            selected_option_id: z.string().optional(),
+          }),
+        ),
+        destinations: z.array(asSent).optional(),
+        selected_destination_id: z.string().optional(),
+      }),
+    ),
+  }),
+  discounts: z.object({
+    codes: z.array(z.string()),
+    applied: z.array(
+      z.object({
+        code: z.string(),
+        title: z.string(),
+        amount: z.number().int(),
+        allocations: z.array(z.object({ path: z.string(), amount: z.number().int() })),
+      }),
+    ),
+  }),
+  buyer: asSent.optional(),
+  messages: z
+    .array(z.object({ type: z.string(), content: z.string(), code: z.string().optional(), path: z.string().optional(), severity: z.string().optional() }))
+    .optional(),
+  order: z.object({ id: z.string(), permalink_url: z.string() }).optional(),
+});

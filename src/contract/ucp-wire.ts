@@ -1,3 +1,5 @@
+import type { ErrorBody } from './errors.js';
+
 /**
  * The public UCP surface's wire shapes (the Universal Commerce Protocol, version 2026-01-11): the version this business
  * implements, the error body, and the UCP-Agent header. Unlike the REST API's `{error:{code,message}}`, every refusal
@@ -38,6 +40,17 @@ export class UcpError extends Error {
   ) {
     super(detail);
     this.name = 'UcpError';
+  }
+
+  /** The refusal in the API's error shape (the MCP tools' `{ error: { code, message, details } }`), UCP's code kept. */
+  toErrorBody(): ErrorBody {
+    return { error: { code: this.code, message: this.message, ...(this.path ? { details: [{ path: this.path, message: this.message }] } : {}) } };
+  }
+
+  /** The refusal a write kept (checkout.write stores UCP's error body), read back. */
+  static fromAnswer(answer: { status: number; body: string }): UcpError {
+    const body = JSON.parse(answer.body) as UcpErrorBody;
+    return new UcpError(answer.status, body.code, body.detail, body.messages[0]?.path);
   }
 }
 

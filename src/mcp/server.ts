@@ -4,6 +4,7 @@ import { CallToolRequestSchema, ListToolsRequestSchema, type Tool } from '@model
 import { z } from 'zod';
 import { AppError, errorBody, inputRefusedByDatabase, type ErrorBody } from '../contract/errors.js';
 import { SERVER_INFO } from '../contract/mcp.js';
+import { UcpError } from '../contract/ucp-wire.js';
 import { toValidationError } from '../contract/validation.js';
 import { compileSerializer } from '../contract/serializer.js';
 import { contextFromMeta, inSpan, markFailed } from '../lib/tracing.js';
@@ -95,6 +96,7 @@ async function runTool(ctx: ToolContext, tool: ToolDefinition | undefined, name:
     return { json: compileSerializer(tool.output)(result) };
   } catch (err) {
     if (err instanceof AppError) return errorResult(err.toBody());
+    if (err instanceof UcpError) return errorResult(err.toErrorBody());
     const refused = inputRefusedByDatabase(err);
     if (refused) return errorResult(refused.toBody());
     observe.failed(err, name);

@@ -1,75 +1,13 @@
 import { z } from 'zod';
-import type { Tenant } from '../keys/keys.service.js';
-import { settleInFull } from '../keys/key-check.js';
-import type { Services } from '../services.js';
 import { pageEnvelope } from '../contract/paging.js';
-import { nullsAsAbsent } from '../contract/validation.js';
 import { browseQuerySchema, browseResponseSchema, categoriesResponseSchema, productDetailResponseSchema, productIdSchema } from '../contract/catalogue.js';
 import { customerLookupQuery, customerSchema } from '../contract/customers.js';
 import { orderLookupParams, orderLookupQuery, orderLookupSchema, orderSchema, placeOrderBody } from '../contract/orders.js';
 import { itemLookupSchema, itemsQuerySchema, itemsResponseSchema, itemResponseSchema } from '../contract/items.js';
+import { CHECKOUT_TOOLS } from './checkout-tools.js';
+import { define, read, type ToolDefinition } from './tool-definition.js';
 
-export interface ToolContext {
-  services: Services;
-  tenant: Tenant;
-  /** scheme://host for signed photo links */
-  origin: string;
-}
-
-export interface ToolAnnotations {
-  title: string;
-  readOnlyHint: boolean;
-  destructiveHint: boolean;
-  idempotentHint: boolean;
-  openWorldHint: boolean;
-}
-
-interface ToolBase<S extends z.ZodObject> {
-  name: string;
-  title: string;
-  /**
-   * What the server's instructions say of this tool (`{name}` stands for its name), as part `step` of the sentence
-   * that walks an agent through the tools; a tool without one is not mentioned there.
-   */
-  guide?: { step: number; text: string };
-  /** A v1.0 tool kept for the agents built on it: documentation names it after the current ones. */
-  older?: true;
-  description: string;
-  input: S;
-  /** The REST response schema; the tool's structuredContent has exactly this shape. */
-  output: z.ZodType;
-  run(ctx: ToolContext, args: z.output<S>): Promise<Record<string, unknown>>;
-}
-
-/**
- * A tool is authenticated in full before it runs (one read of the key, unless the request already made it), except a
- * read-only tool with `keyInFirstStatement`: its service's first statement, read through a tenant reader
- * (src/keys/key-check.ts), checks a key this instance already knows, saving that round trip. A tool that writes cannot
- * opt in (`readOnlyHint: false`), so nothing is ever written before its key is settled.
- */
-export type ToolDefinition<S extends z.ZodObject = z.ZodObject> = ToolBase<S> &
-  (
-    | { annotations: ToolAnnotations & { readOnlyHint: true }; keyInFirstStatement?: boolean }
-    | { annotations: ToolAnnotations & { readOnlyHint: false }; keyInFirstStatement?: never }
-  );
-
-const read = (title: string) => ({ title, readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false }) as const;
-
-/**
- * Every tool's optional arguments take null as not given (agents on strict schemas send every property), and every
- * tool that does not check its key in its first statement (see ToolDefinition) has it checked in full before it runs.
- */
-export const define = <S extends z.ZodObject>(tool: ToolDefinition<S>): ToolDefinition => {
-  const inFirstStatement = tool.keyInFirstStatement === true;
-  if (inFirstStatement && !tool.annotations.readOnlyHint) throw new Error(`tool ${tool.name} writes: it cannot check its key in its first statement`);
-  const run: ToolBase<S>['run'] = inFirstStatement
-    ? (ctx, args) => tool.run(ctx, args)
-    : async (ctx, args) => {
-        await settleInFull(ctx.tenant);
-        return tool.run(ctx, args);
-      };
-  return { ...tool, run, input: nullsAsAbsent(tool.input) };
-};
+export { define, type ToolAnnotations, type ToolContext, type ToolDefinition } from './tool-definition.js';
 
 /**
  * Every MCP tool: the same zod schemas as REST validate the arguments (their parameter descriptions written
@@ -150,7 +88,7 @@ export const TOOLS: ToolDefinition[] = [
     title: 'Place a confirmed order',
     guide: { step: 2, text: 'order a variant by its sku with {name} (a new external_reference per new order, the same one when retrying)' },
     description:
-      'Creates a confirmed order and reserves its stock; the only tool that changes anything. ' +
+      'Creates a confirmed order and reserves its stock at once (the UCP checkout tools, create_checkout to complete_checkout, are the other way to sell). ' +
       'items[].product_id is a variant SKU from browse_catalog (a variant id or barcode also works); quantity is a number with up to 3 decimals (e.g. 1.5 for KG items). ' +
       'Prices are never sent: they come from the catalogue, GST included. payment is "prepaid" (default) or "cod" (cash on delivery). ' +
       'Give delivery_address (line1, city, 6-digit pincode; state only for PINs shared by two states) unless the customer confirmed the address on file. ' +
@@ -164,6 +102,7 @@ export const TOOLS: ToolDefinition[] = [
       return duplicate ? { data: order, duplicate: true } : { data: order };
     },
   }),
+  ...CHECKOUT_TOOLS,
   define({
     name: 'search_products',
     title: 'Search orderable items (v1.0, flat)',

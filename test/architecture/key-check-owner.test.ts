@@ -19,7 +19,7 @@ const RULES: { what: string; pattern: RegExp; allowed: string[] }[] = [
   { what: 'a statement on the api_keys table', pattern: /\b(?:FROM|JOIN|UPDATE|INTO)\s+api_keys\b/i, allowed: ['src/keys/keys.queries.ts', 'src/db/**'] },
   // who may take part: the key memory defers, the tool door settles in full, the HTTP auth settles what is left
   { what: 'deferring a check', pattern: /\bdeferKeyCheck\b/, allowed: ['src/keys/key-check.ts', 'src/keys/keys.service.ts'] },
-  { what: 'settling in full before work', pattern: /\bsettleInFull\b/, allowed: ['src/keys/key-check.ts', 'src/mcp/tools.ts'] },
+  { what: 'settling in full before work', pattern: /\bsettleInFull\b/, allowed: ['src/keys/key-check.ts', 'src/mcp/tool-definition.ts'] },
   { what: 'settling before the answer leaves', pattern: /\bauthenticateUnsettled\b/, allowed: ['src/keys/key-check.ts', 'src/http/auth.ts'] },
   // the opt-in is declared by a door (a REST route's config, a tool's definition), never by a service or query
   { what: 'the opt-in', pattern: /\bkeyInFirstStatement\b/, allowed: ['src/http/**', 'src/mcp/**'] },
@@ -70,6 +70,6 @@ describe('the key check has one owner', () => {
         { path: 'src/catalogue/catalogue.service.ts', text: '{ keyInFirstStatement: true }' },
       ]),
     ).toHaveLength(8);
-    expect(violations([{ path: 'src/mcp/tools.ts', text: 'keyInFirstStatement: true, await settleInFull(ctx.tenant)' }])).toEqual([]);
+    expect(violations([{ path: 'src/mcp/tool-definition.ts', text: 'keyInFirstStatement: true, await settleInFull(ctx.tenant)' }])).toEqual([]);
   });
 });

@@ -14,13 +14,18 @@ export const BASE = '/api/v1/commerce';
 /** Every tool's required parameters, as the contract has them (sorted by tool). */
 export const REQUIRED: Record<string, string[]> = {
   browse_catalog: [],
+  cancel_checkout: ['id', 'idempotency_key'],
+  complete_checkout: ['id', 'payment_data', 'idempotency_key'],
+  create_checkout: ['checkout'],
   find_customer: ['phone'],
+  get_checkout: ['id'],
   get_order: ['reference'],
   get_product: ['id'],
   get_product_details: ['id'],
   list_categories: [],
   place_order: ['customer', 'items', 'external_reference'],
   search_products: [],
+  update_checkout: ['id', 'checkout'],
 };
 export const TOOL_NAMES = Object.keys(REQUIRED);
 
@@ -37,10 +42,12 @@ export interface Shop {
   url: string;
   key: string;
   rest(method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ status: number; body: Record<string, unknown> }>;
+  /** a GET of the company's UCP REST binding (`path` under its 2026-01-11 endpoint) */
+  ucp(path: string): Promise<{ status: number; body: Record<string, unknown> }>;
   close(): Promise<void>;
 }
 
-/** A listening app on its own database, with a company, its key and two products (one sold by weight). */
+/** A listening app on its own database, with a company (its UCP business on, one shipping rate), its key and two products (one sold by weight). */
 export async function openShop(): Promise<Shop> {
   let testDb: TestDatabase | undefined;
   let ctx: TestApp | undefined;
@@ -50,6 +57,8 @@ export async function openShop(): Promise<Shop> {
     const origin = await ctx.app.listen({ host: '127.0.0.1', port: 0 });
     const { company, key } = await createCompanyWithKey(ctx.services);
     await addLocations(ctx.db, company.id);
+    await ctx.services.ucpSettings.set(company.id, { enabled: true });
+    await ctx.services.shippingRates.create(company.id, { id: 'std', title: 'Standard', level: 'standard', zone_kind: 'everywhere', price: '49.00' });
     await addProduct(ctx.db, company.id, {
       sku: 'SHIRT',
       name: 'Cotton Shirt',
@@ -75,6 +84,10 @@ export async function openShop(): Promise<Shop> {
         });
         return { status: res.status, body: (await res.json()) as Record<string, unknown> };
       },
+      async ucp(path) {
+        const res = await fetch(`${origin}/ucp/${company.slug}/2026-01-11${path}`, { headers: { 'ucp-agent': 'profile="https://agent.example/p"' } });
+        return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+      },
       async close() {
         await app.app.close();
         await db.drop();
@@ -98,7 +111,8 @@ export interface ToolCall {
  * Every tool, in an order where each finds what it reads (the orders are placed before they are looked up).
  * `required`: only what the contract requires. `nulls`: the same with every optional argument null, nested ones
  * too (a second place_order gives a delivery address with its optional fields null). `client` keeps each client's
- * orders apart (external references are unique per company).
+ * orders apart (external references are unique per company). Of the checkout tools only create_checkout is here (the
+ * others name the checkout it made); test/mcp/checkout-tools.test.ts calls them all.
  */
 export function toolCalls(run: 'required' | 'nulls', client: string): ToolCall[] {
   const ref = `${client}-${run}`;
@@ -129,7 +143,13 @@ export function toolCalls(run: 'required' | 'nulls', client: string): ToolCall[]
       args: order(`${ref}-address`, { ...unset('notes', 'payment', 'payment_reference'), delivery_address: address }),
     });
   }
+  const line = { item: { id: 'SHIRT-RED-XL', ...unset('title') }, quantity: 1, ...unset('id') };
   calls.push(
+    {
+      label: 'create_checkout',
+      tool: 'create_checkout',
+      args: { checkout: { line_items: [line], ...unset('currency', 'buyer', 'fulfillment', 'discounts', 'payment') }, ...unset('idempotency_key') },
+    },
     { label: 'get_order', tool: 'get_order', args: { reference: ref, ...unset('phone') } },
     { label: 'find_customer', tool: 'find_customer', args: { phone: PHONE, ...unset('recent_orders') } },
   );
@@ -175,6 +195,14 @@ export async function expectRestShaped(shop: Shop, call: ToolCall, answer: unkno
       expect(repeat.body.duplicate, label).toBe(true);
       expect(got, label).toEqual({ data: repeat.body.data });
       expect(got.data, label).toMatchObject({ order_status: 'confirmed', external_reference: args.external_reference, amount: '979.75' });
+      return;
+    }
+    case 'create_checkout': {
+      // the checkout as the REST binding reads it
+      const res = await shop.ucp(`/checkout-sessions/${String(got.id)}`);
+      expect(res.status, label).toBe(200);
+      expect(got, label).toEqual(res.body);
+      expect(got, label).toMatchObject({ status: 'incomplete', line_items: [{ item: { id: 'SHIRT-RED-XL', price: 79900 }, quantity: 1 }] });
       return;
     }
     case 'search_products':

@@ -17,6 +17,8 @@ let sdk: TestApp;
 let s: Awaited<ReturnType<typeof shop>>;
 let orderNumber: string;
 let placed: Record<string, unknown>;
+let checkoutId: string;
+let toCancel: string;
 
 const PHONE = '9876543210';
 
@@ -36,6 +38,22 @@ beforeAll(async () => {
   const res = await postOrder(direct, s.headers, placed);
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   orderNumber = (res.body as { data: { order_number: string } }).data.order_number;
+  await direct.services.ucpSettings.set(s.companyId, { enabled: true });
+  await direct.services.shippingRates.create(s.companyId, { id: 'std', title: 'Standard', level: 'standard', zone_kind: 'everywhere', price: '49.00' });
+  const business = (await direct.services.ucpSettings.byCompany(s.companyId))!;
+  const line_items = [{ item: { id: 'SHIRT-RED-XL' }, quantity: 1 }];
+  const fulfillment = {
+    methods: [
+      {
+        type: 'shipping' as const,
+        destinations: [{ id: 'home', street_address: '12 MG Road', address_locality: 'Bengaluru', postal_code: '560038', address_country: 'IN' }],
+        selected_destination_id: 'home',
+        groups: [{ selected_option_id: 'std' }],
+      },
+    ],
+  };
+  checkoutId = (await direct.services.checkout.create(business, { line_items, buyer: { phone_number: PHONE }, fulfillment }, undefined)).record.id;
+  toCancel = (await direct.services.checkout.create(business, { line_items }, undefined)).record.id;
 });
 afterAll(async () => {
   await direct?.app.close();
@@ -53,6 +71,21 @@ const SAMPLES: Record<string, { ok: () => Record<string, unknown>; refused?: Rec
   place_order: { ok: () => placed, refused: { customer: { name: 'A', phone: PHONE }, items: [], external_reference: 'x' } },
   search_products: { ok: () => ({ search: 'rice' }), refused: { limit: 'many' } },
   get_product: { ok: () => ({ id: 'RICE-LOOSE' }), refused: {} },
+  // the writes with a fixed idempotency_key: every call after the first answers its answer again
+  create_checkout: {
+    ok: () => ({ checkout: { line_items: [{ item: { id: 'RICE-LOOSE' }, quantity: 1 }] }, idempotency_key: 'answers-create' }),
+    refused: { checkout: {} },
+  },
+  get_checkout: { ok: () => ({ id: checkoutId }), refused: { id: 'chk_nope' } },
+  update_checkout: {
+    ok: () => ({ id: checkoutId, checkout: { line_items: [{ item: { id: 'SHIRT-RED-XL' }, quantity: 2 }] }, idempotency_key: 'answers-update' }),
+    refused: { id: 'chk_nope', checkout: { line_items: [{ item: { id: 'SHIRT-RED-XL' }, quantity: 1 }] } },
+  },
+  complete_checkout: {
+    ok: () => ({ id: checkoutId, payment_data: { id: 'instr_1', handler_id: 'cod' }, idempotency_key: 'answers-complete' }),
+    refused: { id: 'chk_nope', payment_data: { handler_id: 'cod' }, idempotency_key: 'refuses-complete' },
+  },
+  cancel_checkout: { ok: () => ({ id: toCancel, idempotency_key: 'answers-cancel' }), refused: { id: 'chk_nope', idempotency_key: 'refuses-cancel' } },
 };
 
 const ENVELOPE = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };

@@ -84,6 +84,35 @@ describe('personal data never reaches the logs', () => {
     await mcp(2, 'get_order', { reference: number, phone: PHONE });
     await mcp(3, 'place_order', order('pd-5'));
     await mcp(4, 'place_order', order('pd-6', { customer: { name: 'M', phone: 'abc' } }));
+    // UCP's checkout tools: a buyer and a destination, completed; a second checkout refused at completion (a bad PIN)
+    await a.services.ucpSettings.set(co.company.id, { enabled: true });
+    await a.services.shippingRates.create(co.company.id, { id: 'std', title: 'Standard', level: 'standard', zone_kind: 'everywhere', price: '5.00' });
+    const checkout = (pin: string) => ({
+      line_items: [{ item: { id: 'PD-1' }, quantity: 1 }],
+      buyer: { first_name: 'Meera', last_name: 'Iyer', email: EMAIL, phone_number: PHONE },
+      fulfillment: {
+        methods: [
+          {
+            type: 'shipping',
+            destinations: [
+              { id: 'home', street_address: ADDRESS[0], extended_address: ADDRESS[1], address_locality: ADDRESS[2], postal_code: pin, address_country: 'IN' },
+            ],
+            selected_destination_id: 'home',
+            groups: [{ selected_option_id: 'std' }],
+          },
+        ],
+      },
+    });
+    for (const [i, pin] of [
+      [0, '560095'],
+      [1, '000000'],
+    ] as const) {
+      const created = await mcp(10 + i, 'create_checkout', { checkout: checkout(pin) });
+      const id = created.json<{ result: { structuredContent?: { id: string } } }>().result.structuredContent?.id ?? 'chk_none';
+      const completed = await mcp(20 + i, 'complete_checkout', { id, payment_data: { id: 'instr_1', handler_id: 'cod' }, idempotency_key: `pd-complete-${i}` });
+      const result = completed.json<{ result: { isError?: boolean; structuredContent?: { status: string } } }>().result;
+      expect(result.isError ? 'refused' : result.structuredContent?.status).toBe(i === 0 ? 'completed' : 'refused');
+    }
     expect(statuses.filter((s) => s === 200 || s === 201).length).toBeGreaterThanOrEqual(15);
     expect(statuses).toEqual(expect.arrayContaining([400, 401, 404, 409]));
 

@@ -2,10 +2,10 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import type { Answer } from '../../checkout/idempotency.js';
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { checkoutOut, orderOut } from '../../checkout/ucp-output.js';
+import { orderOut } from '../../checkout/ucp-output.js';
 import { SHIPPED_OR_AFTER, type CheckoutView } from '../../checkout/checkout.service.js';
 import { completeCheckoutBody, createCheckoutBody, orderUpdateBody, updateCheckoutBody } from '../../contract/ucp-checkout.js';
-import { payPageUrl, ucpEndpoint as endpointUrl } from '../../checkout/ucp-profile.js';
+import { ucpEndpoint as endpointUrl } from '../../checkout/ucp-profile.js';
 import { payPage } from '../../checkout/pay-page.js';
 import { UCP_VERSION, UcpError, ucpErrorBody } from '../../contract/ucp-wire.js';
 import type { Services } from '../../services.js';
@@ -109,41 +109,22 @@ export function registerUcpRoutes(
           });
           // The 2026-01-11 operations, each with `onRequest: ucpVersionCheck` (the version is checked before the body
           // is read, and before the Idempotency-Key is looked at).
-          const answer = async (req: FastifyRequest, view: CheckoutView, status = 200): Promise<Answer> => {
-            const origin = media.origin(req);
-            const handlers = (await ucpDiscovery.profile(req.ucpBusiness, origin)).payment.handlers;
-            const { slug } = req.ucpBusiness;
-            const out = checkoutOut(view, req.ucpBusiness, handlers, endpointUrl(origin, slug), payPageUrl(origin, slug, view.record.id));
-            return { status, body: JSON.stringify(out) };
-          };
-          /** A write, once per Idempotency-Key: UCP refusals are answers too (kept and replayed), faults are not. */
+          const answer = async (req: FastifyRequest, view: CheckoutView, status = 200): Promise<Answer> => ({
+            status,
+            body: JSON.stringify(await ucpDiscovery.checkout(req.ucpBusiness, view, media.origin(req))),
+          });
+          /** A write, once per Idempotency-Key (checkout.write: UCP refusals are answers too, kept and replayed). */
           const write =
             (scope: (req: FastifyRequest) => string, run: (req: FastifyRequest) => Promise<Answer>) => async (req: FastifyRequest, reply: FastifyReply) => {
               const key = req.headers['idempotency-key'];
-              const outcome = await checkout.once(
-                {
-                  companyId: req.ucpBusiness.companyId,
-                  scope: scope(req),
-                  key: typeof key === 'string' && key ? key.slice(0, 255) : undefined,
-                  body: req.body,
-                },
-                async () => {
-                  try {
-                    return await run(req);
-                  } catch (err) {
-                    if (!(err instanceof UcpError)) throw err;
-                    return { status: err.status, body: JSON.stringify(ucpErrorBody(err.code, err.message, err.path)) };
-                  }
-                },
-              );
-              if (outcome.kind === 'conflict') {
-                const detail =
-                  outcome.reason === 'in_progress'
-                    ? 'A request with this Idempotency-Key is still being answered'
-                    : 'This Idempotency-Key was used with a different request';
-                throw new UcpError(409, 'idempotency_conflict', detail);
-              }
-              return reply.status(outcome.answer.status).header('content-type', 'application/json; charset=utf-8').send(outcome.answer.body);
+              const request = {
+                companyId: req.ucpBusiness.companyId,
+                scope: scope(req),
+                key: typeof key === 'string' && key ? key.slice(0, 255) : undefined,
+                body: req.body,
+              };
+              const answered = await checkout.write(request, () => run(req));
+              return reply.status(answered.status).header('content-type', 'application/json; charset=utf-8').send(answered.body);
             };
           const id = (req: FastifyRequest) => (req.params as { id: string }).id;
 
