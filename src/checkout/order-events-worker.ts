@@ -7,7 +7,7 @@ import { retryDelayMs } from '../events/delivery-worker.js';
 import { destinationPolicy } from '../events/webhooks.service.js';
 import { companiesInTurn, pollLoop } from '../lib/poll-loop.js';
 import type { CheckoutService } from './checkout.service.js';
-import { claimOrderEvents, findCompaniesOwingOrderEvents, settleOrderEvent, type ClaimedOrderEvent } from './order-events.queries.js';
+import { claimOrderEvents, findCompaniesOwingOrderEvents, findCompanySlug, settleOrderEvent, type ClaimedOrderEvent } from './order-events.queries.js';
 import { orderOut } from './ucp-output.js';
 import { ucpEndpoint } from './ucp-profile.js';
 import { ucpSigningKey, type UcpSigningKey } from './ucp-signing-key.js';
@@ -78,11 +78,11 @@ export function createOrderEventsWorker(deps: {
     },
   );
 
-  async function deliver(companyId: string, e: ClaimedOrderEvent): Promise<void> {
+  async function deliver(companyId: string, slug: string, e: ClaimedOrderEvent): Promise<void> {
     let body: string;
     try {
       const facts = await checkout.order({ companyId }, e.order_id);
-      body = JSON.stringify({ event_type: e.event_type, checkout_id: e.checkout_id, order: orderOut(facts, ucpEndpoint(deps.origin(), e.slug)) });
+      body = JSON.stringify({ event_type: e.event_type, checkout_id: e.checkout_id, order: orderOut(facts, ucpEndpoint(deps.origin(), slug)) });
     } catch (err) {
       if (!(err instanceof UcpError)) throw err;
       await settleOrderEvent(db, companyId, e.id, { status: 'failed', code: null, error: 'order not found', at: clock(), nextAttemptAt: clock() });
@@ -95,7 +95,7 @@ export function createOrderEventsWorker(deps: {
       {
         'Request-Signature': signDetached(key, body),
         'Idempotency-Key': e.id,
-        'UCP-Agent': `profile="${deps.origin()}/ucp/${e.slug}/.well-known/ucp"`,
+        'UCP-Agent': `profile="${deps.origin()}/ucp/${slug}/.well-known/ucp"`,
       },
       { policy, timeoutMs: config.WEBHOOK_TIMEOUT_MS, signal: aborter.signal },
     );
@@ -125,8 +125,9 @@ export function createOrderEventsWorker(deps: {
   async function runOnce(): Promise<boolean> {
     const next = await nextDue();
     if (!next) return false;
+    const slug = (await findCompanySlug(db, next.companyId)) ?? next.companyId;
     for (const e of next.claimed) {
-      await deliver(next.companyId, e).catch((err: unknown) => {
+      await deliver(next.companyId, slug, e).catch((err: unknown) => {
         deps.onError?.('delivery');
         log.error(
           { company: next.companyId, order: e.order_id, event: e.event_type, err },

@@ -15,9 +15,7 @@ export async function findCompaniesOwingOrderEvents(db: Db, limit: number): Prom
   return rows.map((r) => r.company_id);
 }
 
-export type ClaimedOrderEvent = Pick<UcpOrderDeliveryRow, 'id' | 'checkout_id' | 'order_id' | 'event_type' | 'url' | 'attempts' | 'created_at'> & {
-  slug: string;
-};
+export type ClaimedOrderEvent = Pick<UcpOrderDeliveryRow, 'id' | 'checkout_id' | 'order_id' | 'event_type' | 'url' | 'attempts' | 'created_at'>;
 
 /**
  * Claims up to `batch` due events of one company, oldest first (SKIP LOCKED: another instance takes others): each
@@ -30,8 +28,13 @@ export async function claimOrderEvents(db: Db, companyId: string, leaseMs: numbe
        SELECT x.id FROM ucp_order_deliveries x
         WHERE x.company_id = ${companyId} AND x.status = 'pending' AND x.next_attempt_at <= now()
         ORDER BY x.created_at, x.id LIMIT ${batch} FOR UPDATE SKIP LOCKED)
-    RETURNING d.id, d.checkout_id, d.order_id, d.event_type, d.url, d.attempts, d.created_at,
-              (SELECT slug FROM companies WHERE id = ${companyId}) AS slug`);
+    RETURNING d.id, d.checkout_id, d.order_id, d.event_type, d.url, d.attempts, d.created_at`);
+}
+
+/** The company's slug, which names its UCP business in links (companies is a reference table: one small read). */
+export async function findCompanySlug(db: Db, companyId: string): Promise<string | undefined> {
+  const [row] = await db.query<{ slug: string }>(sql`SELECT slug FROM companies WHERE id = ${companyId}`);
+  return row?.slug;
 }
 
 /** One attempt's outcome: delivered, failed for good, or pending again from `nextAttemptAt`. */
