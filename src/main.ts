@@ -110,7 +110,9 @@ export async function main(tracing: Tracing | null): Promise<void> {
       // A keep-alive connection whose request was in flight when closing began goes idle afterwards and would hold
       // close() open until its keep-alive timeout: such connections are closed as they go idle.
       const reaper = setInterval(() => app.server.closeIdleConnections(), 100);
-      await Promise.all([worker?.stop(), deliveries?.stop(), expiry.stop(), platformEvents?.stop(), app.close(), adminSocket?.close()]).finally(() => clearInterval(reaper));
+      await Promise.all([worker?.stop(), deliveries?.stop(), expiry.stop(), platformEvents?.stop(), app.close(), adminSocket?.close()]).finally(() =>
+        clearInterval(reaper),
+      );
       metricsServer?.server.close();
       await db.close();
       await redis?.quit().catch(() => {});
