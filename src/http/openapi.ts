@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { createJsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import type { Config } from '../config.js';
 import { OPERATIONS, mcpOperationSchema, mcpPostDoc, type OperationDoc, type ToolDoc } from './openapi.operations.js';
-import { isUcpPath, ucpRouteSchema, UCP_TAG_DOC, withUcpServers } from './openapi.ucp.js';
+import { isUcpRoute, ucpRouteSchema, UCP_TAG_DOC, withUcpServers } from './openapi.ucp.js';
 
 const DOC_INFO_DESCRIPTION = [
   "Browse a company's catalogue with live stock, place confirmed orders (cash on delivery or prepaid) that reserve stock,",
@@ -65,7 +65,7 @@ export async function registerOpenApi(app: FastifyInstance, config: Pick<Config,
       const { url, route } = input;
       const method = Array.isArray(route.method) ? route.method[0] : route.method;
       // The public UCP surface (no key, absolute paths): src/http/openapi.ucp.ts documents it, route by route.
-      if (isUcpPath(url)) {
+      if (isUcpRoute(url)) {
         const out = jsonSchemaTransform({ ...input, schema: ucpRouteSchema(method, url) }) as { schema: Record<string, unknown> | undefined; url: string };
         return { url: out.url, schema: out.schema ?? { hide: true } };
       }

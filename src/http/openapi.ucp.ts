@@ -21,8 +21,13 @@ export const UCP_TAG_DOC = {
 /** The server of the UCP paths: this server's root (the document's own server is the API's base path). */
 export const UCP_SERVER = { url: '/', description: 'this server’s root: the public UCP surface (paths are absolute)' };
 
-/** Whether a path of the document (or a route URL) is on the public UCP surface. */
-export const isUcpPath = (path: string) => path.startsWith('/ucp/') || path === '/.well-known/ucp';
+/** Whether a route URL is on the public UCP surface (the keyed API's `/ucp/settings` is under the base path). */
+export const isUcpRoute = (url: string) => url.startsWith('/ucp/') || url === '/.well-known/ucp';
+/**
+ * Whether a path of the document is on the public UCP surface. The keyed API's paths are relative to the base path,
+ * so its `/ucp/settings` and `/ucp/hosts` are not: every public one is under `/ucp/{slug}/`.
+ */
+export const isUcpDocPath = (path: string) => path.startsWith('/ucp/{slug}/') || path === '/.well-known/ucp';
 
 type Op = 'profile' | 'hostProfile' | 'create' | 'get' | 'update' | 'complete' | 'cancel' | 'order' | 'pay';
 
@@ -317,6 +322,6 @@ export function ucpRouteSchema(method: string, url: string): Record<string, unkn
 /** Each UCP path item served from the server's root rather than the API's base path. */
 export function withUcpServers(document: { paths?: Record<string, unknown> }): void {
   for (const [path, item] of Object.entries(document.paths ?? {})) {
-    if (isUcpPath(path)) document.paths![path] = { servers: [UCP_SERVER], ...(item as object) };
+    if (isUcpDocPath(path)) document.paths![path] = { servers: [UCP_SERVER], ...(item as object) };
   }
 }
