@@ -19,6 +19,9 @@ const DOC_INFO_DESCRIPTION = [
   'Retry on network errors, timeouts, 429 and 503 (after `Retry-After`) and other 5xx with exponential backoff; a 503 means the',
   'service refused the request under overload before doing anything. A retried order with the same',
   '`external_reference` never creates a second order.',
+  '',
+  'The operations tagged UCP are the public Universal Commerce Protocol surface agents buy through (docs/ucp.md): no key,',
+  "absolute paths on this server's root, and UCP's error body `{ detail, code, messages }`.",
 ].join('\n');
 
 /**
