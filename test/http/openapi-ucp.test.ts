@@ -314,6 +314,37 @@ describe('real UCP requests and answers match the document', () => {
     expect(expectDocumented('POST', create, conflict).code).toBe('idempotency_conflict');
   });
 
+  it('completion refusals: 400 missing and invalid_payment, 402 payment_declined', async () => {
+    const complete = `${E}/checkout-sessions/{id}/complete`;
+    const bare = JSON.parse((await send('POST', url('/checkout-sessions'), { line_items: [{ item: { id: 'CHAI-250' }, quantity: 1 }] })).body) as {
+      id: string;
+    };
+    const missing = await send('POST', url(`/checkout-sessions/${bare.id}/complete`), completeExample);
+    expect(missing.statusCode).toBe(400);
+    expect(expectDocumented('POST', complete, missing).code).toBe('missing');
+    const ready = JSON.parse((await send('POST', url('/checkout-sessions'), createExample)).body) as { id: string };
+    const badHandler = await send('POST', url(`/checkout-sessions/${ready.id}/complete`), { payment_data: { id: 'instr_1', handler_id: 'no_such_handler' } });
+    expect(badHandler.statusCode).toBe(400);
+    expect(expectDocumented('POST', complete, badHandler).code).toBe('invalid_payment');
+
+    // the conformance suite's card handler declines any token but its success token
+    const withTestHandlers = await buildTestApp(ctx.db, { UCP_TEST_HANDLERS: 'true' });
+    try {
+      const declined = await withTestHandlers.app.inject({
+        method: 'POST',
+        url: url(`/checkout-sessions/${ready.id}/complete`),
+        headers: { 'content-type': 'application/json', 'idempotency-key': uid() },
+        payload: JSON.stringify({
+          payment_data: { id: 'instr_1', handler_id: 'mock_payment_handler', type: 'card', credential: { type: 'token', token: 'fail_token' } },
+        }),
+      });
+      expect(declined.statusCode).toBe(402);
+      expect(expectDocumented('POST', complete, declined).code).toBe('payment_declined');
+    } finally {
+      await withTestHandlers.app.close();
+    }
+  });
+
   it('the profile at the root, under the endpoint and on a registered host', async () => {
     for (const [target, path] of [
       [`/ucp/${slug}/.well-known/ucp`, '/ucp/{slug}/.well-known/ucp'],
