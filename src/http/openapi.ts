@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { createJsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import type { Config } from '../config.js';
 import { OPERATIONS, mcpOperationSchema, mcpPostDoc, type OperationDoc, type ToolDoc } from './openapi.operations.js';
+import { isUcpRoute, ucpRouteSchema, UCP_TAG_DOC, withUcpServers } from './openapi.ucp.js';
 
 const DOC_INFO_DESCRIPTION = [
   "Browse a company's catalogue with live stock, place confirmed orders (cash on delivery or prepaid) that reserve stock,",
@@ -18,6 +19,9 @@ const DOC_INFO_DESCRIPTION = [
   'Retry on network errors, timeouts, 429 and 503 (after `Retry-After`) and other 5xx with exponential backoff; a 503 means the',
   'service refused the request under overload before doing anything. A retried order with the same',
   '`external_reference` never creates a second order.',
+  '',
+  'The operations tagged UCP are the public Universal Commerce Protocol surface agents buy through (docs/ucp.md): no key,',
+  "absolute paths on this server's root, and UCP's error body `{ detail, code, messages }`.",
 ].join('\n');
 
 /**
@@ -49,6 +53,7 @@ export async function registerOpenApi(app: FastifyInstance, config: Pick<Config,
         { name: 'Webhooks', description: 'Signed event deliveries (order, shipment, invoice, payment, opt-out); keys with the webhooks permission' },
         { name: 'UCP business', description: 'Agents buying over the Universal Commerce Protocol: settings and hosts; keys with the ucp permission' },
         { name: 'Agent tools (MCP)', description: 'Model Context Protocol server: the same capabilities as tools for AI agents' },
+        UCP_TAG_DOC,
       ],
       components: {
         securitySchemes: {
@@ -56,12 +61,17 @@ export async function registerOpenApi(app: FastifyInstance, config: Pick<Config,
           bearer: { type: 'http', scheme: 'bearer', description: 'The same API key as `Authorization: Bearer <key>`' },
         },
       },
-      // Either header works; every documented route requires one.
+      // Either header works; every documented route of the API requires one (the public UCP operations say `security: []`).
       security: [{ apiKey: [] }, { bearer: [] }],
     },
     transform: (input) => {
       const { url, route } = input;
       const method = Array.isArray(route.method) ? route.method[0] : route.method;
+      // The public UCP surface (no key, absolute paths): src/http/openapi.ucp.ts documents it, route by route.
+      if (isUcpRoute(url)) {
+        const out = jsonSchemaTransform({ ...input, schema: ucpRouteSchema(method, url) }) as { schema: Record<string, unknown> | undefined; url: string };
+        return { url: out.url, schema: out.schema ?? { hide: true } };
+      }
       const relative = url.startsWith(`${base}/`) ? url.slice(base.length) : undefined;
       // Ops routes (/healthz, /readyz, /media) and the docs themselves are not part of the API.
       if (relative === undefined || relative === '/openapi.json' || relative === '/docs' || relative.startsWith('/docs/')) {
@@ -73,7 +83,11 @@ export async function registerOpenApi(app: FastifyInstance, config: Pick<Config,
       const out = jsonSchemaTransform({ ...input, schema }) as { schema: Record<string, unknown> | undefined; url: string };
       return { url: out.url, schema: doc ? applyDoc(out.schema ?? {}, doc) : (out.schema ?? {}) };
     },
-    transformObject: jsonSchemaTransformObject,
+    transformObject: (input) => {
+      const document = jsonSchemaTransformObject(input) as { paths?: Record<string, unknown> };
+      withUcpServers(document);
+      return document as ReturnType<typeof jsonSchemaTransformObject>;
+    },
   });
 
   await app.register(swaggerUi, {
