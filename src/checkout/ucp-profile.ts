@@ -309,7 +309,7 @@ export function ucpDocuments(handlers: readonly HandlerDef[]): ReadonlyMap<DocPa
     });
   };
 
-  page(SERVICE.spec, TITLES[SERVICE.spec], `This business implements UCP version ${UCP_VERSION} over REST.`);
+  page(SERVICE.spec, TITLES[SERVICE.spec], `This business implements UCP versions ${UCP_VERSIONS.join(' and ')} over REST, each under its own endpoint.`);
   docs.set(SERVICE.restSchema, {
     contentType: 'application/json; charset=utf-8',
     body: JSON.stringify({
