@@ -3,7 +3,7 @@
  * service as `npm start` runs it, on a fresh database holding our INR fixture (test/fixtures/ucp-conformance: a
  * Delhi florist that also ships abroad, with the suite's item ids, shipping option ids, discount codes, known
  * customers and their addresses). Prints the suite's per-file lines and its last line, `N passed, M failed`; exits 0
- * only when nothing failed.
+ * only when nothing failed. The suite speaks 2026-01-11: it is run against that version's endpoint.
  *
  * Database: with DATABASE_URL, a new database on that server (dropped afterwards unless UCP_KEEP_DB=1); without it,
  * the embedded PGlite in a temporary folder. The service runs with the conformance payment handlers
@@ -143,7 +143,9 @@ async function main(): Promise<number> {
     const service = await startService(env);
     try {
       const business = JSON.parse(readFileSync(join(fixture, 'business.json'), 'utf8')) as Business;
-      const url = `${service.base}/ucp/${business.company.slug}`;
+      // The suite is a 2026-01-11 platform: it is given the business's 2026-01-11 profile and endpoint, the one the
+      // root profile names in `supported_versions` (docs/ucp.md "Versions").
+      const url = `${service.base}/ucp/${business.company.slug}/2026-01-11`;
       log(`service on ${service.base}; suite against ${url}`);
       code = await runSuite(url, process.argv.slice(2), {
         UCP_INPUT: join(fixture, 'conformance_input.json'),

@@ -12,11 +12,15 @@ import {
   ucpDocuments,
   ucpEndpoint,
   ucpProfile,
+  ucpProfileAt,
+  supportedVersions,
   type HandlerDef,
+  type UcpProfile20260408,
   type UcpDocument,
   type UcpProfile,
 } from './ucp-profile.js';
 import { ucpSigningKey } from './ucp-signing-key.js';
+import { UCP_NEWEST, UCP_VERSION, type UcpVersion } from '../contract/ucp-wire.js';
 
 /**
  * What a UCP platform reads before it buys: a company's profile and the documents it links to. `origin` is the
@@ -38,19 +42,33 @@ export function createUcpDiscovery({
   const documents = ucpDocuments([...handlers, razorpayHandler({ keyId: '', mode: 'test' })]);
   const offered = async (companyId: string): Promise<readonly HandlerDef[]> => companyHandlers(handlers, await payments.account(companyId));
 
-  async function profile(business: UcpBusiness, origin: string): Promise<UcpProfile> {
+  /** The company's declarations at `version`: its endpoint, documents, handlers and key. */
+  async function declared(business: UcpBusiness, origin: string, version: UcpVersion) {
     const [offeredNow, key] = await Promise.all([offered(business.companyId), signingKey()]);
-    return ucpProfile({
+    return {
       company: business,
-      endpoint: ucpEndpoint(origin, business.slug),
+      endpoint: ucpEndpoint(origin, business.slug, version),
       docsBase: config.UCP_DOCS_BASE_URL,
       handlers: offeredNow,
       signingKey: key.publicJwk,
-    });
+    };
   }
+
+  /** The 2026-01-11 profile, whose handlers every checkout answer lists (answers are made in 2026-01-11). */
+  const profile = async (business: UcpBusiness, origin: string): Promise<UcpProfile> => ucpProfile(await declared(business, origin, UCP_VERSION));
 
   return {
     profile,
+
+    /**
+     * The business's discovery profile: at the root (`/.well-known/ucp`), the newest version's, naming the older
+     * versions' profiles in `supported_versions`; under a version's endpoint, that version's alone (a leaf).
+     */
+    async discovery(business: UcpBusiness, origin: string, at: { root: true } | { version: UcpVersion }): Promise<UcpProfile | UcpProfile20260408> {
+      const version = 'root' in at ? UCP_NEWEST : at.version;
+      const supported = 'root' in at ? supportedVersions(origin, business.slug) : undefined;
+      return ucpProfileAt(version, { ...(await declared(business, origin, version)), supportedVersions: supported });
+    },
 
     /** A checkout as every door answers it (REST and the MCP tools): UCP's JSON, with the payment handlers the profile offers. */
     async checkout(business: UcpBusiness, view: CheckoutView, origin: string): Promise<Record<string, unknown>> {

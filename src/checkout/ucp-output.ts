@@ -1,5 +1,5 @@
 import type { UcpMessage, UcpTotal } from '../contract/ucp-checkout.js';
-import { UCP_VERSION } from '../contract/ucp-wire.js';
+import { UCP_VERSION, type UcpErrorBody, type UcpVersion } from '../contract/ucp-wire.js';
 import { ownFulfillmentEventIds, SHIPPED_OR_AFTER, type CheckoutView, type UcpOrderFacts } from './checkout.service.js';
 import type { ProfileHandler } from './ucp-profile.js';
 import { amountOf } from './totals.js';
@@ -171,5 +171,133 @@ export function orderOut({ view, order }: UcpOrderFacts, endpoint: string): Reco
     },
     adjustments: recorded.adjustments,
     totals: checkoutTotalsOut(view),
+  };
+}
+
+/*
+ * The per-version adapters at the output edge. Every answer is made in 2026-01-11 (checkoutOut, orderOut, UCP's error
+ * body), the shape checkout.write keeps for a replay; an answer for a platform negotiated at a newer version is
+ * rewritten here, member by member, just before it is sent. 2026-01-11 answers pass through untouched.
+ */
+
+type Json = Record<string, unknown>;
+
+/** 2026-04-08's `ucp.capabilities` (and services, payment handlers): a registry keyed by name, each an array of entries. */
+const registry = (entries: { name: string }[]): Record<string, Json[]> => {
+  const out: Record<string, Json[]> = {};
+  for (const { name, ...entry } of entries) (out[name] ??= []).push(entry);
+  return out;
+};
+
+/** 2026-04-08 totals: a discount (`discount`, `items_discount`) is negative; every other amount as it was. */
+const signedTotals = (totals: unknown): unknown =>
+  Array.isArray(totals)
+    ? (totals as Json[]).map((t) =>
+        (t.type === 'discount' || t.type === 'items_discount') && typeof t.amount === 'number' && t.amount > 0 ? { ...t, amount: -t.amount } : t,
+      )
+    : totals;
+
+/** 2026-04-08 dropped `full_name` from the buyer and postal addresses. */
+const withoutFullName = (o: unknown): unknown => {
+  if (!o || typeof o !== 'object') return o;
+  const { full_name: _, ...rest } = o as Json;
+  return rest;
+};
+
+/** A payment handler of the 2026-01-11 checkout (`payment.handlers[]`) as 2026-04-08's `ucp.payment_handlers` entry. */
+const handler20260408 = (h: ProfileHandler) => ({
+  name: h.name,
+  id: h.id,
+  version: h.version === UCP_VERSION ? '2026-04-08' : h.version,
+  spec: h.spec,
+  schema: h.config_schema,
+  config: h.config,
+});
+
+/** The checkout answer in `version`. */
+export function checkoutFor(version: UcpVersion, checkout: Json): Json {
+  if (version === UCP_VERSION) return checkout;
+  const { ucp, payment, totals, buyer, fulfillment, ...rest } = checkout as Json & {
+    ucp: { capabilities: { name: string }[] };
+    payment: { handlers: ProfileHandler[]; selected_instrument_id?: string; instruments: Json[] };
+    fulfillment?: { methods: Json[] };
+  };
+  const out: Json = {
+    ucp: {
+      version,
+      status: 'success',
+      capabilities: registry(ucp.capabilities.map(({ name }) => ({ name, version }))),
+      payment_handlers: registry(payment.handlers.map(handler20260408)),
+    },
+    ...rest,
+    totals: signedTotals(totals),
+    // 2026-04-08's payment holds the instruments only, the chosen one marked `selected`; the handlers are in `ucp`
+    payment: {
+      instruments: payment.instruments.map((i) => (payment.selected_instrument_id ? { ...i, selected: i.id === payment.selected_instrument_id } : i)),
+    },
+  };
+  if (buyer) out.buyer = withoutFullName(buyer);
+  if (fulfillment)
+    out.fulfillment = {
+      ...fulfillment,
+      methods: fulfillment.methods.map((m) => (Array.isArray(m.destinations) ? { ...m, destinations: m.destinations.map(withoutFullName) } : m)),
+    };
+  return out;
+}
+
+/** The order answer in `version` (`currency`: the checkout's, which 2026-04-08's order requires). */
+export function orderFor(version: UcpVersion, order: Json, { currency }: { currency: string }): Json {
+  if (version === UCP_VERSION) return order;
+  const { ucp, line_items, totals, fulfillment, ...rest } = order as Json & {
+    ucp: { capabilities: { name: string }[] };
+    line_items: (Json & { quantity: { total: number; fulfilled: number } })[];
+    fulfillment: { expectations: Json[]; events: unknown[] };
+  };
+  return {
+    ucp: { version, status: 'success', capabilities: registry(ucp.capabilities.map(({ name }) => ({ name, version }))) },
+    ...rest,
+    currency,
+    // 2026-04-08 tracks what the checkout ordered apart from what is active now (nothing of ours changes it after)
+    line_items: line_items.map((l) => ({ ...l, quantity: { original: l.quantity.total, ...l.quantity } })),
+    fulfillment: { ...fulfillment, expectations: fulfillment.expectations.map((e) => ({ ...e, destination: withoutFullName(e.destination) })) },
+    totals: signedTotals(totals),
+  };
+}
+
+/**
+ * 2026-04-08's protocol errors (a transport answer: `{ code, content }` with its HTTP status): the request itself, its
+ * version, its key, the budgets, the service. Any other refusal is a business outcome.
+ */
+const PROTOCOL_CODES = new Set([
+  'invalid_request',
+  'validation_failed',
+  'idempotency_conflict',
+  'version_unsupported',
+  'rate_limited',
+  'forbidden',
+  'unauthorized',
+  'payment_unavailable',
+  'internal',
+]);
+/** Business outcomes after which there is nothing to act on: retrying with other inputs cannot help. */
+const UNRECOVERABLE = new Set(['not_found', 'checkout_not_modifiable', 'checkout_expired']);
+
+/**
+ * A refusal (UCP's 2026-01-11 error body, as ucp-wire's ucpErrorBody makes it) in `version`, with its HTTP status.
+ * 2026-04-08: a protocol error keeps its status, its body `{ code, content }`; a business outcome is HTTP 200 with
+ * the error response `{ ucp: { version, status: "error" }, messages }` (its severity `unrecoverable` when nothing is
+ * left to act on, else `recoverable`).
+ */
+export function refusalFor(version: UcpVersion, status: number, body: UcpErrorBody): { status: number; body: Json } {
+  if (version === UCP_VERSION) return { status, body: body as unknown as Json };
+  if (PROTOCOL_CODES.has(body.code) || status >= 500 || status === 429 || status === 413 || status === 415) {
+    return { status, body: { code: body.code, content: body.detail } };
+  }
+  return {
+    status: 200,
+    body: {
+      ucp: { version, status: 'error' },
+      messages: body.messages.map(({ severity: _, ...m }) => ({ ...m, severity: UNRECOVERABLE.has(m.code) ? 'unrecoverable' : 'recoverable' })),
+    },
   };
 }

@@ -1,4 +1,4 @@
-import { UCP_VERSION } from '../contract/ucp-wire.js';
+import { UCP_NEWEST, UCP_VERSION, UCP_VERSIONS, type UcpVersion } from '../contract/ucp-wire.js';
 import type { UcpPublicKey } from './ucp-signing-key.js';
 
 /**
@@ -130,10 +130,18 @@ export const companyHandlers = (base: readonly HandlerDef[], razorpay: RazorpayA
 /** The page that opens Razorpay Checkout for a checkout waiting for its payment: the checkout's `continue_url`. */
 export const payPageUrl = (origin: string, slug: string, checkoutId: string): string => `${origin}/ucp/${slug}/pay/${checkoutId}`;
 
-/** The endpoint of a company's UCP business: REST calls are relative to it, and its profile is under it. */
-export const ucpEndpoint = (origin: string, slug: string): string => `${origin}/ucp/${slug}/${UCP_VERSION}`;
-/** The company's profile at its newest version (today the only one). */
+/**
+ * The endpoint of a company's UCP business at `version` (2026-01-11 unless said): REST calls are relative to it, and
+ * that version's profile is under it.
+ */
+export const ucpEndpoint = (origin: string, slug: string, version: UcpVersion = UCP_VERSION): string => `${origin}/ucp/${slug}/${version}`;
+/** The company's profile at its newest version, which names the older ones' profiles (`supported_versions`). */
 export const ucpDiscoveryUrl = (origin: string, slug: string): string => `${origin}/ucp/${slug}/.well-known/ucp`;
+/** The profile of one version, under that version's endpoint (a leaf: it names no other version). */
+export const ucpVersionProfileUrl = (origin: string, slug: string, version: UcpVersion): string => `${ucpEndpoint(origin, slug, version)}/.well-known/ucp`;
+/** The versions older than the newest, each with its profile: the newest profile's `supported_versions`. */
+export const supportedVersions = (origin: string, slug: string): Record<string, string> =>
+  Object.fromEntries(UCP_VERSIONS.filter((v) => v !== UCP_NEWEST).map((v) => [v, ucpVersionProfileUrl(origin, slug, v)]));
 
 /** The protocol's own documents (ucp.dev's); a handler's are ours and always served here. */
 const isProtocolDoc = (path: DocPath) => !path.startsWith('handlers/');
@@ -156,6 +164,65 @@ export interface UcpProfile {
   };
   payment: { handlers: ProfileHandler[] };
   signing_keys: UcpPublicKey[];
+}
+
+/** An entry of a 2026-04-08 registry (`services`, `capabilities`, `payment_handlers`: keyed by name, arrays of these). */
+type Entry = Record<string, unknown> & { version: string };
+
+/**
+ * The 2026-04-08 profile: `ucp` holds the services (each binding with its `transport`), capabilities and payment
+ * handlers as registries keyed by name; the newest profile names the older versions' profiles in `supported_versions`.
+ */
+export interface UcpProfile20260408 {
+  ucp: {
+    version: string;
+    supported_versions?: Record<string, string>;
+    services: Record<string, Entry[]>;
+    capabilities: Record<string, Entry[]>;
+    payment_handlers: Record<string, Entry[]>;
+  };
+  signing_keys: UcpPublicKey[];
+}
+
+/**
+ * One company's profile at `version`, from the same definitions: `endpoint` is that version's (ucpEndpoint),
+ * `docsBase` UCP_DOCS_BASE_URL when set (2026-04-08's protocol documents are under its `2026-04-08/`, ucp.dev's
+ * layout for a dated release), `supportedVersions` only in the newest version's root profile.
+ */
+export function ucpProfileAt(
+  version: UcpVersion,
+  args: Parameters<typeof ucpProfile>[0] & { supportedVersions?: Record<string, string> },
+): UcpProfile | UcpProfile20260408 {
+  if (version === UCP_VERSION) return ucpProfile(args);
+  return ucpProfile20260408({ ...args, docsBase: args.docsBase ? `${args.docsBase.replace(/\/+$/, '')}/${version}` : undefined });
+}
+
+/** The 2026-04-08 profile: ucpProfile's declarations, laid out as 2026-04-08 lays them out. */
+function ucpProfile20260408(args: Parameters<typeof ucpProfile>[0] & { supportedVersions?: Record<string, string> }): UcpProfile20260408 {
+  const version = '2026-04-08';
+  const old = ucpProfile(args);
+  const service = old.ucp.services[SERVICE.name];
+  const registry = <T extends { name: string }>(items: T[], entry: (item: T) => Entry): Record<string, Entry[]> => {
+    const out: Record<string, Entry[]> = {};
+    for (const item of items) (out[item.name] ??= []).push(entry(item));
+    return out;
+  };
+  return {
+    ucp: {
+      version,
+      ...(args.supportedVersions && Object.keys(args.supportedVersions).length ? { supported_versions: args.supportedVersions } : {}),
+      services: { [SERVICE.name]: [{ version, spec: service.spec, transport: 'rest', endpoint: service.rest.endpoint, schema: service.rest.schema }] },
+      capabilities: registry(old.ucp.capabilities, ({ name: _, ...c }) => ({ ...c, version })),
+      payment_handlers: registry(old.payment.handlers, (h) => ({
+        id: h.id,
+        version: h.version === UCP_VERSION ? version : h.version,
+        spec: h.spec,
+        schema: h.config_schema,
+        config: h.config,
+      })),
+    },
+    signing_keys: old.signing_keys,
+  };
 }
 
 /** The 2026-01-11 profile of one company: `endpoint` from ucpEndpoint, `docsBase` UCP_DOCS_BASE_URL when set. */
@@ -242,7 +309,7 @@ export function ucpDocuments(handlers: readonly HandlerDef[]): ReadonlyMap<DocPa
     });
   };
 
-  page(SERVICE.spec, TITLES[SERVICE.spec], `This business implements UCP version ${UCP_VERSION} over REST.`);
+  page(SERVICE.spec, TITLES[SERVICE.spec], `This business implements UCP versions ${UCP_VERSIONS.join(' and ')} over REST, each under its own endpoint.`);
   docs.set(SERVICE.restSchema, {
     contentType: 'application/json; charset=utf-8',
     body: JSON.stringify({

@@ -106,6 +106,37 @@ export type PaymentInstrument = z.infer<typeof paymentInstrument>;
 export const completeCheckoutBody = lenient({ payment_data: paymentInstrument, risk_signals: z.unknown().optional() });
 export type CompleteCheckoutBody = z.infer<typeof completeCheckoutBody>;
 
+/**
+ * POST checkout-sessions/{id}/complete in 2026-04-08: the instruments under `payment` (the one to pay with marked
+ * `selected`, or the only one) and `signals` for `risk_signals`. Read into the 2026-01-11 body the service takes by
+ * completeBodyFrom20260408.
+ */
+export const completeCheckoutBody20260408 = lenient({
+  payment: lenient({
+    instruments: z
+      .array(lenient({ ...paymentInstrument.shape, selected: z.boolean().optional() }))
+      .min(1, 'must list the instrument to pay with')
+      .max(10, 'must list at most 10 instruments'),
+  }),
+  signals: z.unknown().optional(),
+});
+export type CompleteCheckoutBody20260408 = z.infer<typeof completeCheckoutBody20260408>;
+
+/** The instrument a 2026-04-08 complete pays with: the one marked selected, else the only one; undefined when unclear. */
+export function selectedInstrumentIndex(body: CompleteCheckoutBody20260408): number | undefined {
+  const { instruments } = body.payment;
+  const selected = instruments.flatMap((i, n) => (i.selected ? [n] : []));
+  if (selected.length === 1) return selected[0];
+  if (selected.length === 0 && instruments.length === 1) return 0;
+  return undefined;
+}
+
+/** A 2026-04-08 complete as the 2026-01-11 body, and where its instrument is (for the paths of a refusal). */
+export function completeBodyFrom20260408(body: CompleteCheckoutBody20260408, index: number): CompleteCheckoutBody {
+  const { selected: _, ...instrument } = body.payment.instruments[index];
+  return { payment_data: instrument, ...(body.signals !== undefined ? { risk_signals: body.signals } : {}) };
+}
+
 /** A total as UCP writes it: minor units (paise), never negative (a discount is a positive amount of type discount). */
 export interface UcpTotal {
   type: 'items_discount' | 'subtotal' | 'discount' | 'fulfillment' | 'tax' | 'fee' | 'total';

@@ -6,8 +6,19 @@ import type { ErrorBody } from './errors.js';
  * on the UCP surface is UCP's body, because UCP platforms (and the conformance suite) read `detail` and `messages`.
  */
 
-/** The one UCP version served today; the endpoint prefix names it (`/ucp/<slug>/2026-01-11`). */
+/**
+ * The version every answer is made and kept in (checkout.write stores its answers in it): the pinned conformance
+ * suite's. Answers in a newer version are adapted from it at the output edge (checkout/ucp-output.ts).
+ */
 export const UCP_VERSION = '2026-01-11';
+
+/** The UCP versions served, oldest first, each under its own endpoint (`/ucp/<slug>/<version>`); docs/ucp.md "Versions". */
+export const UCP_VERSIONS = ['2026-01-11', '2026-04-08'] as const;
+export type UcpVersion = (typeof UCP_VERSIONS)[number];
+/** The newest version served: the one the business root's profile (`/.well-known/ucp`) declares. */
+export const UCP_NEWEST: UcpVersion = UCP_VERSIONS[UCP_VERSIONS.length - 1];
+
+export const isServedVersion = (v: string | undefined): v is UcpVersion => UCP_VERSIONS.includes(v as UcpVersion);
 
 /** A UCP message of type error. 2026-01-11 closes `severity`; `recoverable` is the only one fitting a refusal. */
 export interface UcpErrorMessage {
@@ -101,4 +112,27 @@ export function parseUcpAgent(header: string | string[] | undefined): UcpAgent {
  */
 export function versionSupported(version: string | undefined, ours: string = UCP_VERSION): boolean {
   return version === undefined || version <= ours;
+}
+
+/** A request's version negotiated, or the refusal its endpoint's version prescribes. */
+export type Negotiated = { version: UcpVersion } | { refusal: UcpError };
+
+/**
+ * The version a request on `endpoint`'s endpoint is processed in, from the version the platform declares (UCP-Agent's
+ * `version`), by the rule of the endpoint's own version:
+ * - 2026-01-11: a platform not newer than 2026-01-11 is processed (in 2026-01-11); a newer one is refused, 400
+ *   `version_unsupported` (2026-01-11 names no status; the pinned suite expects 400).
+ * - 2026-04-08: a platform declaring the business's version or a key of `supported_versions` (a version we serve) is
+ *   processed in that version; any other is refused, 422 `version_unsupported` (2026-04-08's table).
+ * A platform that declares no version is processed in the endpoint's version.
+ */
+export function negotiateVersion(endpoint: UcpVersion, declared: string | undefined): Negotiated {
+  if (endpoint === '2026-01-11') {
+    if (versionSupported(declared, endpoint)) return { version: endpoint };
+    return { refusal: new UcpError(400, 'version_unsupported', `Version ${declared} is not supported. This business implements version ${endpoint}.`) };
+  }
+  if (declared === undefined) return { version: endpoint };
+  if (isServedVersion(declared) && declared <= endpoint) return { version: declared };
+  const served = UCP_VERSIONS.filter((v) => v <= endpoint).join(' and ');
+  return { refusal: new UcpError(422, 'version_unsupported', `Protocol version ${declared} is not supported. This business supports versions ${served}.`) };
 }

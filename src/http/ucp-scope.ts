@@ -4,7 +4,17 @@ import type { Redis } from 'ioredis';
 import type { Config } from '../config.js';
 import type { UcpBusiness, UcpSettingsService } from '../checkout/ucp-settings.service.js';
 import { AppError, wireCode, type FieldIssue } from '../contract/errors.js';
-import { parseUcpAgent, UCP_VERSION, ucpErrorBody, UcpError, versionSupported, type UcpAgent, type UcpErrorBody } from '../contract/ucp-wire.js';
+import {
+  negotiateVersion,
+  parseUcpAgent,
+  UCP_VERSION,
+  ucpErrorBody,
+  UcpError,
+  type UcpAgent,
+  type UcpErrorBody,
+  type UcpVersion,
+} from '../contract/ucp-wire.js';
+import { refusalFor } from '../checkout/ucp-output.js';
 import { scrubText } from '../lib/log-privacy.js';
 import { toAppError } from './error-handler.js';
 
@@ -14,6 +24,12 @@ declare module 'fastify' {
     ucpBusiness: UcpBusiness;
     /** What the platform said of itself in UCP-Agent; set by ucpVersionCheck. */
     ucpAgent: UcpAgent;
+    /** The UCP version the request is answered in, once negotiated (ucpVersionCheck); unset, 2026-01-11's shapes. */
+    ucpVersion: UcpVersion | null;
+  }
+  interface FastifyContextConfig {
+    /** A route's path-rewriting for 2026-04-08 refusals (a complete's `$.payment_data` is `$.payment.instruments[i]`). */
+    ucpRenamePath?: (req: FastifyRequest, path: string) => string;
   }
 }
 
@@ -35,6 +51,15 @@ function ucpRefusal(err: Error, bodyLimit?: number): { status: number; body: Ucp
   return { status: refusal.status, body, headers: refusal.headers, fault: refusal.kind === 'internal' };
 }
 
+/** A refusal (UCP's 2026-01-11 body) in the request's negotiated version, paths renamed as its route says. */
+export function ucpAnswerRefusal(req: FastifyRequest, status: number, body: UcpErrorBody): { status: number; body: unknown } {
+  const version = req.ucpVersion ?? UCP_VERSION;
+  const rename = req.routeOptions?.config?.ucpRenamePath;
+  const renamed =
+    version !== UCP_VERSION && rename ? { ...body, messages: body.messages.map((m) => (m.path ? { ...m, path: rename(req, m.path) } : m)) } : body;
+  return refusalFor(version, status, renamed);
+}
+
 /** The scope's error handler: UCP's body for every refusal; a fault is logged and answered without its details. */
 function registerUcpErrors(scope: FastifyInstance): void {
   scope.setErrorHandler((err: FastifyError, req: FastifyRequest, reply: FastifyReply) => {
@@ -42,7 +67,8 @@ function registerUcpErrors(scope: FastifyInstance): void {
     if (fault) req.log.error({ err }, 'request failed');
     else req.log.info({ code: body.code }, scrubText(body.detail));
     if (headers) reply.headers(headers);
-    return reply.status(status).send(body);
+    const answer = ucpAnswerRefusal(req, status, body);
+    return reply.status(answer.status).send(answer.body);
   });
 }
 
@@ -120,6 +146,7 @@ export function registerUcpScope(
     const limit = await ucpLimitHook(ucp, deps);
     ucp.decorateRequest('ucpBusiness', null as unknown as UcpBusiness);
     ucp.decorateRequest('ucpAgent', null as unknown as UcpAgent);
+    ucp.decorateRequest('ucpVersion', null);
 
     /** What both doors share: UCP's errors, the budgets, then the company, before any body is read. */
     const common = (s: FastifyInstance, by: 'path' | 'host') => {
@@ -150,15 +177,24 @@ export function registerUcpScope(
 }
 
 /**
- * The hook of every UCP operation (checkout, orders) of the 2026-01-11 endpoint, as the route's `onRequest` (after the
- * scope's budgets and company, before the body is read; it works as a `preHandler` too): reads UCP-Agent into
- * `req.ucpAgent` and refuses a platform speaking a newer version than ours with 400 `version_unsupported` (2026-01-11's
- * rule: a business processes requests of its own version or older), before idempotency or the body are looked at.
+ * The hook of every UCP operation (checkout, orders) of the endpoint of `endpoint`'s version, as the route's
+ * `onRequest` (after the scope's budgets and company, before the body is read; it works as a `preHandler` too): reads
+ * UCP-Agent into `req.ucpAgent` and negotiates `req.ucpVersion` by that version's rule (ucp-wire.ts negotiateVersion),
+ * refusing `version_unsupported` before idempotency or the body are looked at.
  */
-export async function ucpVersionCheck(req: FastifyRequest): Promise<void> {
-  const agent = parseUcpAgent(req.headers['ucp-agent']);
-  req.ucpAgent = agent;
-  if (!versionSupported(agent.version)) {
-    throw new UcpError(400, 'version_unsupported', `Version ${agent.version} is not supported. This business implements version ${UCP_VERSION}.`);
-  }
+export function ucpVersionCheckAt(endpoint: UcpVersion) {
+  return async function ucpVersionCheck(req: FastifyRequest): Promise<void> {
+    const agent = parseUcpAgent(req.headers['ucp-agent']);
+    req.ucpAgent = agent;
+    const negotiated = negotiateVersion(endpoint, agent.version);
+    // refused in the endpoint's own version's shape
+    if ('refusal' in negotiated) {
+      req.ucpVersion = endpoint;
+      throw negotiated.refusal;
+    }
+    req.ucpVersion = negotiated.version;
+  };
 }
+
+/** The 2026-01-11 endpoint's hook: a platform newer than 2026-01-11 is refused with 400 `version_unsupported`. */
+export const ucpVersionCheck = ucpVersionCheckAt(UCP_VERSION);

@@ -115,7 +115,7 @@ async function expectSound(companyId: string) {
 describe('Razorpay hosted checkout (com.razorpay.magic_checkout)', () => {
   it('is advertised only by a company with Razorpay configured, in its profile and its checkouts', async () => {
     const b = await business('5');
-    const profile = await ctx.app.inject({ method: 'GET', url: `/ucp/${b.company.slug}/.well-known/ucp` });
+    const profile = await ctx.app.inject({ method: 'GET', url: `/ucp/${b.company.slug}/2026-01-11/.well-known/ucp` });
     const handler = profile.json().payment.handlers.find((h: { id: string }) => h.id === 'razorpay');
     expect(handler).toMatchObject({
       name: 'com.razorpay.magic_checkout',
@@ -128,7 +128,7 @@ describe('Razorpay hosted checkout (com.razorpay.magic_checkout)', () => {
     expect(got.body.payment.handlers.map((h: { id: string }) => h.id)).toEqual(['cod', 'razorpay']);
 
     const plain = await business('5', false);
-    const other = await ctx.app.inject({ method: 'GET', url: `/ucp/${plain.company.slug}/.well-known/ucp` });
+    const other = await ctx.app.inject({ method: 'GET', url: `/ucp/${plain.company.slug}/2026-01-11/.well-known/ucp` });
     expect(other.json().payment.handlers.map((h: { id: string }) => h.id)).toEqual(['cod']);
     const pid = await plain.ready(1);
     const refused = await plain.call('POST', `/checkout-sessions/${pid}/complete`, RAZORPAY);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { normaliseUcpHost } from '../../src/contract/ucp.js';
-import { parseUcpAgent, versionSupported } from '../../src/contract/ucp-wire.js';
+import { negotiateVersion, parseUcpAgent, versionSupported } from '../../src/contract/ucp-wire.js';
 
 describe('UCP-Agent header', () => {
   it('reads the profile URL and the version, quoted or not, in any order', () => {
@@ -36,6 +36,21 @@ describe('UCP-Agent header', () => {
     expect(versionSupported('2025-12-01')).toBe(true);
     expect(versionSupported('2026-01-12')).toBe(false);
     expect(versionSupported('2099-01-01')).toBe(false);
+  });
+
+  it('negotiates by the endpoint version’s rule: 2026-01-11 serves not-newer (else 400), 2026-04-08 the versions it lists (else 422)', () => {
+    const outcome = (endpoint: '2026-01-11' | '2026-04-08', declared?: string) => {
+      const n = negotiateVersion(endpoint, declared);
+      return 'version' in n ? n.version : n.refusal.status;
+    };
+    expect(outcome('2026-01-11')).toBe('2026-01-11');
+    expect(outcome('2026-01-11', '2025-06-01')).toBe('2026-01-11');
+    expect(outcome('2026-01-11', '2026-01-23')).toBe(400);
+    expect(outcome('2026-01-11', '2026-04-08')).toBe(400);
+    expect(outcome('2026-04-08')).toBe('2026-04-08');
+    expect(outcome('2026-04-08', '2026-04-08')).toBe('2026-04-08');
+    expect(outcome('2026-04-08', '2026-01-11')).toBe('2026-01-11');
+    for (const v of ['2025-06-01', '2026-01-23', '2026-08-25', '2099-01-01']) expect(outcome('2026-04-08', v), v).toBe(422);
   });
 });
 

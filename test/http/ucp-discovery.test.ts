@@ -69,9 +69,9 @@ function linksOf(p: Profile): string[] {
 }
 
 describe('UCP discovery by slug', () => {
-  it("answers the enabled company's 2026-01-11 profile at /ucp/<slug>/.well-known/ucp and under its endpoint", async () => {
+  it("answers the enabled company's 2026-01-11 profile under its 2026-01-11 endpoint", async () => {
     const co = await business();
-    const res = await get(ctx, `/ucp/${co.slug}/.well-known/ucp`);
+    const res = await get(ctx, `/ucp/${co.slug}/2026-01-11/.well-known/ucp`);
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toMatch(/^application\/json/);
     const profile = res.json<Profile>();
@@ -107,9 +107,10 @@ describe('UCP discovery by slug', () => {
     expect(profile.signing_keys).toEqual([
       { kid: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/), kty: 'EC', crv: 'P-256', x: expect.any(String), y: expect.any(String), use: 'sig', alg: 'ES256' },
     ]);
-    const versioned = await get(ctx, `/ucp/${co.slug}/2026-01-11/.well-known/ucp`);
-    expect(versioned.statusCode).toBe(200);
-    expect(versioned.json()).toEqual(profile);
+    // a leaf: the root profile (2026-04-08) names it in supported_versions; it names no other version
+    expect(profile.ucp).not.toHaveProperty('supported_versions');
+    const root = await get(ctx, `/ucp/${co.slug}/.well-known/ucp`);
+    expect(root.json().ucp.supported_versions).toEqual({ '2026-01-11': `${endpoint}/.well-known/ucp` });
   });
 
   it('signs with one key per deployment: the same kid for every company and instance, the private half sealed at rest', async () => {
@@ -160,7 +161,9 @@ describe('UCP discovery by slug', () => {
   it('makes every link from PUBLIC_URL or the listening address, never from the Host or an untrusted forwarded host', async () => {
     const local = await otherApp({ PUBLIC_URL: '' });
     const co = await business(local);
-    const res = await get(local, `/ucp/${co.slug}/.well-known/ucp`, { headers: { host: 'evil.example.com', 'x-forwarded-host': 'evil2.example.com' } });
+    const res = await get(local, `/ucp/${co.slug}/2026-01-11/.well-known/ucp`, {
+      headers: { host: 'evil.example.com', 'x-forwarded-host': 'evil2.example.com' },
+    });
     expect(res.statusCode).toBe(200);
     expect(res.body).not.toContain('evil');
     expect(res.json().ucp.services['dev.ucp.shopping'].rest.endpoint).toBe(`http://127.0.0.1:3000/ucp/${co.slug}/2026-01-11`);
@@ -189,19 +192,19 @@ describe('the documents a profile links to', () => {
 
   it('every link of the default profile answers 200 through the app', async () => {
     const co = await business();
-    await expectEveryLinkServed(ctx, (await get(ctx, `/ucp/${co.slug}/.well-known/ucp`)).json());
+    await expectEveryLinkServed(ctx, (await get(ctx, `/ucp/${co.slug}/2026-01-11/.well-known/ucp`)).json());
   });
 
   it('every link of a profile with the conformance handlers answers 200 too', async () => {
     const test = await otherApp({ UCP_TEST_HANDLERS: 'true' });
     const co = await business(test);
-    await expectEveryLinkServed(test, (await get(test, `/ucp/${co.slug}/.well-known/ucp`)).json());
+    await expectEveryLinkServed(test, (await get(test, `/ucp/${co.slug}/2026-01-11/.well-known/ucp`)).json());
   });
 
   it('points the protocol’s own documents at UCP_DOCS_BASE_URL when set, and keeps our handler’s here', async () => {
     const pointed = await otherApp({ UCP_DOCS_BASE_URL: 'https://ucp.dev/' });
     const co = await business(pointed);
-    const profile = (await get(pointed, `/ucp/${co.slug}/.well-known/ucp`)).json<Profile>();
+    const profile = (await get(pointed, `/ucp/${co.slug}/2026-01-11/.well-known/ucp`)).json<Profile>();
     expect(profile.ucp.services['dev.ucp.shopping'].rest).toEqual({
       schema: 'https://ucp.dev/services/shopping/rest.openapi.json',
       endpoint: `${ORIGIN}/ucp/${co.slug}/2026-01-11`,
@@ -217,7 +220,7 @@ describe('the documents a profile links to', () => {
 describe('conformance payment handlers', () => {
   it('are absent by default, and their documents are not served', async () => {
     const co = await business();
-    const profile = (await get(ctx, `/ucp/${co.slug}/.well-known/ucp`)).json<Profile>();
+    const profile = (await get(ctx, `/ucp/${co.slug}/2026-01-11/.well-known/ucp`)).json<Profile>();
     expect(profile.payment.handlers.map((h) => h.id)).toEqual(['cod']);
     for (const doc of ['handlers/shop_pay', 'handlers/mock/config.json', 'handlers/google_pay/card_payment_instrument.json']) {
       expect((await get(ctx, `/ucp/${co.slug}/2026-01-11/docs/${doc}`)).statusCode, doc).toBe(404);
@@ -227,7 +230,7 @@ describe('conformance payment handlers', () => {
   it('are listed with UCP_TEST_HANDLERS=true, in the shape the suite checks', async () => {
     const test = await otherApp({ UCP_TEST_HANDLERS: 'true' });
     const co = await business(test);
-    const profile = (await get(test, `/ucp/${co.slug}/.well-known/ucp`)).json<Profile>();
+    const profile = (await get(test, `/ucp/${co.slug}/2026-01-11/.well-known/ucp`)).json<Profile>();
     expect(profile.payment.handlers.map((h) => h.id)).toEqual(['cod', 'mock_payment_handler', 'google_pay', 'shop_pay']);
     const byId = Object.fromEntries(profile.payment.handlers.map((h) => [h.id, h]));
     expect(byId.shop_pay.name).toBe('com.shopify.shop_pay');
@@ -253,12 +256,14 @@ describe('UCP discovery by Host', () => {
     await ctx.services.ucpSettings.addHost(off.id, hostOff);
 
     const asHost = (host: string) => get(ctx, '/.well-known/ucp', { headers: { host } });
-    const endpointOf = (res: { json: () => Profile }) => res.json().ucp.services['dev.ucp.shopping'].rest.endpoint;
+    // the root profile: 2026-04-08's, its service a list of bindings
+    const endpointOf = (res: { json: () => { ucp: { services: Record<string, { endpoint: string }[]> } } }) =>
+      res.json().ucp.services['dev.ucp.shopping'][0].endpoint;
     const ra = await asHost(hostA.toUpperCase());
     expect(ra.statusCode).toBe(200);
-    expect(endpointOf(ra)).toBe(`${ORIGIN}/ucp/${a.slug}/2026-01-11`);
+    expect(endpointOf(ra)).toBe(`${ORIGIN}/ucp/${a.slug}/2026-04-08`);
     expect(ra.json()).toEqual((await get(ctx, `/ucp/${a.slug}/.well-known/ucp`)).json());
-    expect(endpointOf(await asHost(`${hostB}:8443`))).toBe(`${ORIGIN}/ucp/${b.slug}/2026-01-11`);
+    expect(endpointOf(await asHost(`${hostB}:8443`))).toBe(`${ORIGIN}/ucp/${b.slug}/2026-04-08`);
 
     const notFound = new Set<string>();
     for (const host of [hostB, `${hostA}.evil.example`, hostOff, 'unregistered.example.in', 'api.example.in', '127.0.0.1:3000']) {

@@ -124,6 +124,7 @@ describe('request logs at the default level', () => {
     await a.services.ucpSettings.set(s.companyId, { enabled: true });
     await a.services.shippingRates.create(s.companyId, { id: 'std', title: 'Standard', level: 'standard', zone_kind: 'everywhere', price: '40.00' });
     const ucp = `/ucp/${s.company.slug}/2026-01-11`;
+    const ucp0408 = `/ucp/${s.company.slug}/2026-04-08`;
     const ucpHeaders = (key: string) => ({ ...json, 'ucp-agent': 'profile="https://agent.example/profile.json"', 'idempotency-key': key });
     const checkoutBody = {
       line_items: [{ item: { id: 'LOGS-1' }, quantity: 1 }],
@@ -245,6 +246,37 @@ describe('request logs at the default level', () => {
         method: 'POST',
         url: `/ucp/${s.company.slug}/testing/simulate-shipping/${ucpOrder}?${personal}`,
         headers: { ...ucpHeaders('sim-2'), 'simulation-secret': SIMULATION_SECRET },
+      },
+      // the harness under the 2026-01-11 endpoint (where the conformance suite is pointed)
+      {
+        method: 'POST',
+        url: `${ucp}/testing/simulate-shipping/${ucpOrder}?${personal}`,
+        headers: { ...ucpHeaders('sim-3'), 'simulation-secret': EMAIL },
+      },
+      // the 2026-04-08 endpoint: the same operations in 2026-04-08's shapes
+      { url: `${ucp0408}/.well-known/ucp?${personal}` },
+      { url: `${ucp0408}/docs/specification/checkout?${personal}` },
+      { method: 'POST', url: `${ucp0408}/checkout-sessions?${personal}`, headers: ucpHeaders(`${EMAIL}-5`), payload: checkoutBody },
+      { url: `${ucp0408}/checkout-sessions/${open}?${personal}`, headers: ucpHeaders('get-0408') },
+      { method: 'PUT', url: `${ucp0408}/checkout-sessions/${open}?${personal}`, headers: ucpHeaders(`${EMAIL}-6`), payload: checkoutBody },
+      {
+        method: 'POST',
+        url: `${ucp0408}/checkout-sessions/${open}/complete?${personal}`,
+        headers: ucpHeaders(`${EMAIL}-7`),
+        payload: { payment: { instruments: [{ id: EMAIL, handler_id: PHONE, type: 'card', selected: true }] }, signals: { 'dev.ucp.buyer_ip': EMAIL } },
+      },
+      { method: 'POST', url: `${ucp0408}/checkout-sessions/${open}/cancel?${personal}`, headers: ucpHeaders(`${EMAIL}-8`) },
+      { url: `${ucp0408}/orders/${ucpOrder}?${personal}`, headers: ucpHeaders('order-0408') },
+      {
+        method: 'PUT',
+        url: `${ucp0408}/orders/${ucpOrder}?${personal}`,
+        headers: ucpHeaders('put-order-0408'),
+        payload: { adjustments: { id: EMAIL } },
+      },
+      {
+        method: 'POST',
+        url: `${ucp0408}/testing/simulate-shipping/${ucpOrder}?${personal}`,
+        headers: { ...ucpHeaders('sim-0408'), 'simulation-secret': EMAIL },
       },
       mcp('get_order', { reference: REFERENCE, phone: PHONE }),
       mcp('get_order', { reference: UNKNOWN_REFERENCE }),
