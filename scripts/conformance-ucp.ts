@@ -7,8 +7,9 @@
  *
  * Database: with DATABASE_URL, a new database on that server (dropped afterwards unless UCP_KEEP_DB=1); without it,
  * the embedded PGlite in a temporary folder. The service runs with the conformance payment handlers
- * (UCP_TEST_HANDLERS), a simulation secret for the suite's shipping simulation, and plain-http loopback webhooks (the
- * suite's agent profile and webhook receiver listen on localhost): settings for this run only, never a default.
+ * (UCP_TEST_HANDLERS), a simulation secret for the suite's shipping simulation, plain-http loopback webhooks (the
+ * suite's agent profile and webhook receiver listen on localhost) not retried (its receiver is up for one file only):
+ * settings for this run only, never a default.
  * UCP_SUITE (default ../shared/ucp/run.sh, or $CONFORMANCE_SH) points at the suite's runner; extra arguments name
  * test files (`npm run conformance:ucp -- order_test.py`).
  */
@@ -135,6 +136,10 @@ async function main(): Promise<number> {
     UCP_SIMULATION_SECRET: simulationSecret,
     WEBHOOK_ALLOW_HTTP: 'true',
     WEBHOOK_ALLOW_PRIVATE_ADDRESSES: 'true',
+    // The suite's webhook receiver listens only while webhook_test.py runs, and that file counts every event it gets,
+    // any order's: an event of an earlier file's order, retried into that window, would be taken for one of its own.
+    // So in this run an event that fails is not retried (production retries for 26 hours).
+    WEBHOOK_RETRY_FOR_MS: '1',
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
   };
   let code: number;
