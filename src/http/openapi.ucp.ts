@@ -29,12 +29,12 @@ export const isUcpRoute = (url: string) => url.startsWith('/ucp/') || url === '/
  */
 export const isUcpDocPath = (path: string) => path.startsWith('/ucp/{slug}/') || path === '/.well-known/ucp';
 
-type Op = 'profile' | 'hostProfile' | 'create' | 'get' | 'update' | 'complete' | 'cancel' | 'order' | 'pay';
+type Op = 'profile' | 'rootProfile' | 'hostProfile' | 'create' | 'get' | 'update' | 'complete' | 'cancel' | 'order' | 'pay';
 
 const E = `/ucp/:slug/${UCP_VERSION}`;
 /** Route URL (as Fastify registers it) → the operation it is. Anything else on the UCP surface is hidden. */
 const ROUTES: Record<string, Op> = {
-  'GET /ucp/:slug/.well-known/ucp': 'profile',
+  'GET /ucp/:slug/.well-known/ucp': 'rootProfile',
   [`GET ${E}/.well-known/ucp`]: 'profile',
   'GET /.well-known/ucp': 'hostProfile',
   [`POST ${E}/checkout-sessions`]: 'create',
@@ -121,6 +121,25 @@ const ucpProfileSchema = z
   .loose()
   .meta({ description: "The business's UCP profile: services (the REST endpoint), capabilities, payment handlers, signing keys" });
 
+/**
+ * The profile at the business's root and on a registered host: the newest version's (2026-04-08 and later: services,
+ * capabilities and payment handlers keyed by name inside `ucp`, `supported_versions` naming the older versions'
+ * profiles; docs/ucp.md "Versions").
+ */
+const ucpNewestProfileSchema = z
+  .object({
+    ucp: z
+      .object({
+        version: z.string(),
+        supported_versions: z.record(z.string(), z.string()).optional().describe('Each older version served, with the URL of its profile'),
+        services: z.record(z.string(), z.unknown()),
+      })
+      .loose(),
+    signing_keys: z.array(z.record(z.string(), z.unknown())),
+  })
+  .loose()
+  .meta({ description: "The business's UCP profile at the newest version served, naming the older versions' profiles" });
+
 const slug = z.string().describe("The company's UCP slug (as in its profile URL)");
 const checkoutId = z.string().describe('The checkout id (`chk_…`)');
 const headers = (write: boolean) =>
@@ -163,16 +182,25 @@ const OPERATIONS: Record<Op, UcpOperation> = {
     operationId: 'ucpProfile',
     summary: "The business's UCP profile (discovery)",
     description:
-      'Discovery: the profile of the company’s UCP business. Served at `/ucp/{slug}/.well-known/ucp` (the newest version) and at ' +
-      '`/ucp/{slug}/2026-01-11/.well-known/ucp`, the profile’s REST `endpoint`, under which every operation below is.',
+      'Discovery: the 2026-01-11 profile of the company’s UCP business, at `/ucp/{slug}/2026-01-11/.well-known/ucp`, under the ' +
+      'profile’s REST `endpoint` (every operation below is under it).',
     params: z.object({ slug }),
     response: { 200: ucpProfileSchema, ...common },
+  },
+  rootProfile: {
+    operationId: 'ucpProfileAtRoot',
+    summary: "The business's UCP profile (discovery, newest version)",
+    description:
+      'Discovery at the business’s root: the profile of the newest UCP version served, whose `supported_versions` names the profile of each ' +
+      'older one (`/ucp/{slug}/2026-01-11/.well-known/ucp` among them, documented here). The operations of the newer versions are the ' +
+      'same as below in their versions’ shapes, under their own endpoints (docs/ucp.md "Versions").',
+    response: { 200: ucpNewestProfileSchema, ...common },
   },
   hostProfile: {
     operationId: 'ucpProfileByHost',
     summary: "The business's UCP profile on a registered host",
-    description: 'The same profile at `https://<host>/.well-known/ucp` for a host the company registered (`POST {base}/ucp/hosts`); any other host is 404.',
-    response: { 200: ucpProfileSchema, ...common },
+    description: 'The root profile at `https://<host>/.well-known/ucp` for a host the company registered (`POST {base}/ucp/hosts`); any other host is 404.',
+    response: { 200: ucpNewestProfileSchema, ...common },
   },
   create: {
     operationId: 'ucpCreateCheckout',
@@ -315,7 +343,8 @@ export function ucpRouteSchema(method: string, url: string): Record<string, unkn
   const op = ROUTES[`${method} ${url}`];
   if (!op) return { hide: true };
   const { operationId, summary, description, ...schemas } = OPERATIONS[op];
-  const id = url.startsWith(`/ucp/:slug/${UCP_VERSION}/`) || op === 'hostProfile' || op === 'pay' ? operationId : `${operationId}AtRoot`;
+  const id =
+    url.startsWith(`/ucp/:slug/${UCP_VERSION}/`) || op === 'hostProfile' || op === 'rootProfile' || op === 'pay' ? operationId : `${operationId}AtRoot`;
   return { operationId: id, summary, description, tags: [UCP_TAG], security: [], ...schemas };
 }
 
