@@ -1,7 +1,7 @@
 import { sign } from 'node:crypto';
 import type { Config } from '../config.js';
 import type { Db } from '../db/index.js';
-import { UcpError } from '../contract/ucp-wire.js';
+import { UCP_VERSION, UcpError } from '../contract/ucp-wire.js';
 import { sendWebhook } from '../events/sender.js';
 import { retryDelayMs } from '../events/delivery-worker.js';
 import { destinationPolicy } from '../events/webhooks.service.js';
@@ -9,7 +9,7 @@ import { companiesInTurn, pollLoop } from '../lib/poll-loop.js';
 import type { CheckoutService } from './checkout.service.js';
 import { claimOrderEvents, findCompaniesOwingOrderEvents, findCompanySlug, settleOrderEvent, type ClaimedOrderEvent } from './order-events.queries.js';
 import { orderOut } from './ucp-output.js';
-import { ucpEndpoint } from './ucp-profile.js';
+import { ucpEndpoint, ucpVersionProfileUrl } from './ucp-profile.js';
 import { ucpSigningKey, type UcpSigningKey } from './ucp-signing-key.js';
 
 export type OrderEventsWorkerConfig = Pick<
@@ -36,7 +36,8 @@ const BATCH = 20;
 
 /**
  * RFC 7797 detached JWS (ES256, unencoded payload) over the exact body, as UCP's order webhooks are signed: the
- * protected header names the key (`kid`) the business profile lists in `signing_keys`; the value is
+ * protected header names the key (`kid`) the business's 2026-01-11 profile (the one UCP-Agent names: the events are in
+ * 2026-01-11's shapes) lists in `signing_keys`; the value is
  * `<header>..<signature>`, the body travelling as it is.
  */
 export function signDetached(key: UcpSigningKey, body: string): string {
@@ -95,7 +96,8 @@ export function createOrderEventsWorker(deps: {
       {
         'Request-Signature': signDetached(key, body),
         'Idempotency-Key': e.id,
-        'UCP-Agent': `profile="${deps.origin()}/ucp/${slug}/.well-known/ucp"`,
+        // the 2026-01-11 profile, the events' version (the root is 2026-08-25's, whose keys are under `keys`)
+        'UCP-Agent': `profile="${ucpVersionProfileUrl(deps.origin(), slug, UCP_VERSION)}"`,
       },
       { policy, timeoutMs: config.WEBHOOK_TIMEOUT_MS, signal: aborter.signal },
     );

@@ -16,6 +16,7 @@ import {
   supportedVersions,
   type HandlerDef,
   type UcpProfile20260408,
+  type UcpProfile20260825,
   type UcpDocument,
   type UcpProfile,
 } from './ucp-profile.js';
@@ -64,7 +65,11 @@ export function createUcpDiscovery({
      * The business's discovery profile: at the root (`/.well-known/ucp`), the newest version's, naming the older
      * versions' profiles in `supported_versions`; under a version's endpoint, that version's alone (a leaf).
      */
-    async discovery(business: UcpBusiness, origin: string, at: { root: true } | { version: UcpVersion }): Promise<UcpProfile | UcpProfile20260408> {
+    async discovery(
+      business: UcpBusiness,
+      origin: string,
+      at: { root: true } | { version: UcpVersion },
+    ): Promise<UcpProfile | UcpProfile20260408 | UcpProfile20260825> {
       const version = 'root' in at ? UCP_NEWEST : at.version;
       const supported = 'root' in at ? supportedVersions(origin, business.slug) : undefined;
       return ucpProfileAt(version, { ...(await declared(business, origin, version)), supportedVersions: supported });

@@ -1,4 +1,4 @@
-import type { UcpMessage, UcpTotal } from '../contract/ucp-checkout.js';
+import { CONSENT_PURPOSES, type UcpMessage, type UcpTotal } from '../contract/ucp-checkout.js';
 import { UCP_VERSION, type UcpErrorBody, type UcpVersion } from '../contract/ucp-wire.js';
 import { ownFulfillmentEventIds, SHIPPED_OR_AFTER, type CheckoutView, type UcpOrderFacts } from './checkout.service.js';
 import type { ProfileHandler } from './ucp-profile.js';
@@ -204,11 +204,14 @@ const withoutFullName = (o: unknown): unknown => {
   return rest;
 };
 
-/** A payment handler of the 2026-01-11 checkout (`payment.handlers[]`) as 2026-04-08's `ucp.payment_handlers` entry. */
-const handler20260408 = (h: ProfileHandler) => ({
+/**
+ * A payment handler of the 2026-01-11 checkout (`payment.handlers[]`) as 2026-04-08's (and 2026-08-25's)
+ * `ucp.payment_handlers` entry; a handler of the protocol's version is of the answer's.
+ */
+const handler20260408 = (version: UcpVersion) => (h: ProfileHandler) => ({
   name: h.name,
   id: h.id,
-  version: h.version === UCP_VERSION ? '2026-04-08' : h.version,
+  version: h.version === UCP_VERSION ? version : h.version,
   spec: h.spec,
   schema: h.config_schema,
   config: h.config,
@@ -217,6 +220,12 @@ const handler20260408 = (h: ProfileHandler) => ({
 /** The checkout answer in `version`. */
 export function checkoutFor(version: UcpVersion, checkout: Json): Json {
   if (version === UCP_VERSION) return checkout;
+  if (version === '2026-08-25') return checkout20260825(checkout20260408(version, checkout));
+  return checkout20260408(version, checkout);
+}
+
+/** The 2026-01-11 checkout in 2026-04-08's shapes (`version` names the version written in `ucp`). */
+function checkout20260408(version: UcpVersion, checkout: Json): Json {
   const { ucp, payment, totals, buyer, fulfillment, ...rest } = checkout as Json & {
     ucp: { capabilities: { name: string }[] };
     payment: { handlers: ProfileHandler[]; selected_instrument_id?: string; instruments: Json[] };
@@ -227,7 +236,7 @@ export function checkoutFor(version: UcpVersion, checkout: Json): Json {
       version,
       status: 'success',
       capabilities: registry(ucp.capabilities.map(({ name }) => ({ name, version }))),
-      payment_handlers: registry(payment.handlers.map(handler20260408)),
+      payment_handlers: registry(payment.handlers.map(handler20260408(version))),
     },
     ...rest,
     totals: signedTotals(totals),
@@ -242,6 +251,49 @@ export function checkoutFor(version: UcpVersion, checkout: Json): Json {
       ...fulfillment,
       methods: fulfillment.methods.map((m) => (Array.isArray(m.destinations) ? { ...m, destinations: m.destinations.map(withoutFullName) } : m)),
     };
+  return out;
+}
+
+/**
+ * 2026-08-25's buyer consent: every purpose the business supports advertised, each `{ granted, source, description }`:
+ * what the platform set (`source: "platform"`), else the business's default, not granted.
+ */
+const consent20260825 = (kept: unknown): Json => {
+  const set = (kept && typeof kept === 'object' ? kept : {}) as Record<string, unknown>;
+  return Object.fromEntries(
+    CONSENT_PURPOSES.map(({ member, purpose, description }) => [
+      purpose,
+      typeof set[member] === 'boolean' ? { granted: set[member], source: 'platform', description } : { granted: false, source: 'business', description },
+    ]),
+  );
+};
+
+/**
+ * The 2026-04-08 checkout in 2026-08-25's shapes: a shipping method's destination carries its `type`
+ * (`shipping_address`), an option's `description` is a description object (`{ plain }`), and the buyer
+ * advertises the consent purposes the business supports.
+ */
+function checkout20260825(checkout: Json): Json {
+  const { buyer, fulfillment, ...rest } = checkout as Json & {
+    buyer?: Json;
+    fulfillment?: { methods: (Json & { groups: (Json & { options?: Json[] })[] })[] };
+  };
+  const out: Json = { ...rest };
+  if (fulfillment)
+    out.fulfillment = {
+      ...fulfillment,
+      methods: fulfillment.methods.map(({ destinations, ...m }) => ({
+        ...m,
+        // a pickup method's destinations are the business's locations in 2026-08-25; we have none to name
+        ...(Array.isArray(destinations) && m.type === 'shipping'
+          ? { destinations: (destinations as Json[]).map((d) => ({ ...d, type: 'shipping_address' })) }
+          : {}),
+        groups: m.groups.map((g) =>
+          g.options ? { ...g, options: g.options.map((o) => (typeof o.description === 'string' ? { ...o, description: { plain: o.description } } : o)) } : g,
+        ),
+      })),
+    };
+  out.buyer = { ...buyer, consent: consent20260825(buyer?.consent) };
   return out;
 }
 

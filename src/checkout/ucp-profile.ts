@@ -184,6 +184,9 @@ export interface UcpProfile20260408 {
   signing_keys: UcpPublicKey[];
 }
 
+/** The 2026-08-25 profile: 2026-04-08's layout, its signing keys under `keys` (a JWK Set, the profile's canonical member). */
+export type UcpProfile20260825 = Omit<UcpProfile20260408, 'signing_keys'> & { keys: UcpPublicKey[] };
+
 /**
  * One company's profile at `version`, from the same definitions: `endpoint` is that version's (ucpEndpoint),
  * `docsBase` UCP_DOCS_BASE_URL when set (2026-04-08's protocol documents are under its `2026-04-08/`, ucp.dev's
@@ -192,14 +195,16 @@ export interface UcpProfile20260408 {
 export function ucpProfileAt(
   version: UcpVersion,
   args: Parameters<typeof ucpProfile>[0] & { supportedVersions?: Record<string, string> },
-): UcpProfile | UcpProfile20260408 {
+): UcpProfile | UcpProfile20260408 | UcpProfile20260825 {
   if (version === UCP_VERSION) return ucpProfile(args);
-  return ucpProfile20260408({ ...args, docsBase: args.docsBase ? `${args.docsBase.replace(/\/+$/, '')}/${version}` : undefined });
+  const laidOut = ucpProfile20260408(version, { ...args, docsBase: args.docsBase ? `${args.docsBase.replace(/\/+$/, '')}/${version}` : undefined });
+  if (version === '2026-04-08') return laidOut;
+  const { signing_keys: keys, ...rest } = laidOut;
+  return { ...rest, keys };
 }
 
-/** The 2026-04-08 profile: ucpProfile's declarations, laid out as 2026-04-08 lays them out. */
-function ucpProfile20260408(args: Parameters<typeof ucpProfile>[0] & { supportedVersions?: Record<string, string> }): UcpProfile20260408 {
-  const version = '2026-04-08';
+/** The 2026-04-08 profile (and 2026-08-25's, `version` written in it): ucpProfile's declarations, laid out as 2026-04-08 lays them out. */
+function ucpProfile20260408(version: UcpVersion, args: Parameters<typeof ucpProfile>[0] & { supportedVersions?: Record<string, string> }): UcpProfile20260408 {
   const old = ucpProfile(args);
   const service = old.ucp.services[SERVICE.name];
   const registry = <T extends { name: string }>(items: T[], entry: (item: T) => Entry): Record<string, Entry[]> => {
@@ -309,7 +314,8 @@ export function ucpDocuments(handlers: readonly HandlerDef[]): ReadonlyMap<DocPa
     });
   };
 
-  page(SERVICE.spec, TITLES[SERVICE.spec], `This business implements UCP versions ${UCP_VERSIONS.join(' and ')} over REST, each under its own endpoint.`);
+  const versions = `${UCP_VERSIONS.slice(0, -1).join(', ')} and ${UCP_NEWEST}`;
+  page(SERVICE.spec, TITLES[SERVICE.spec], `This business implements UCP versions ${versions} over REST, each under its own endpoint.`);
   docs.set(SERVICE.restSchema, {
     contentType: 'application/json; charset=utf-8',
     body: JSON.stringify({

@@ -137,6 +137,81 @@ export function completeBodyFrom20260408(body: CompleteCheckoutBody20260408, ind
   return { payment_data: instrument, ...(body.signals !== undefined ? { risk_signals: body.signals } : {}) };
 }
 
+/**
+ * 2026-01-11's consent members (booleans) and the buyer_consent purposes 2026-08-25 names for them: 2026-08-25's
+ * consent is a map of purposes keyed by reverse-DNS name, each `{ granted, source, description }`; the business
+ * advertises every purpose it supports (these four, no segments) and ignores any other.
+ */
+export const CONSENT_PURPOSES = [
+  { member: 'analytics', purpose: 'dev.ucp.consent.analytics', description: 'Consent for analytics and performance tracking.' },
+  { member: 'preferences', purpose: 'dev.ucp.consent.preferences', description: 'Consent for storing user preferences.' },
+  { member: 'marketing', purpose: 'dev.ucp.consent.marketing', description: 'Consent for marketing communications.' },
+  { member: 'sale_of_data', purpose: 'dev.ucp.consent.sale_or_sharing', description: 'Consent for selling or sharing data with third parties.' },
+] as const;
+
+const consentPurposeIn = lenient({ granted: z.boolean(), source: z.enum(['business', 'platform']) });
+
+/** A 2026-08-25 line's item: `quantity_unit` asserts the basis its quantity counts in (ours is always `each`). */
+const quantityUnitIn = lenient({ unit: text(16), scale: z.number().int().min(0).max(18).optional() });
+const lineItemIn20260825 = lineItemIn.extend({ item: lineItemIn.shape.item.extend({ quantity_unit: quantityUnitIn.optional() }) });
+
+/**
+ * POST and PUT checkout-sessions in 2026-08-25: 2026-04-08's body (2026-01-11's), but for the buyer's consent (a
+ * map of purposes), a line's asserted `quantity_unit`, and a destination's `type` (`shipping_address`). Read into the
+ * 2026-01-11 body by checkoutBodyFrom20260825.
+ */
+export const checkoutBody20260825 = createCheckoutBody.extend({
+  line_items: z.array(lineItemIn20260825).min(1, 'must list at least 1 item').max(MAX_ITEMS, `must list at most ${MAX_ITEMS} items`),
+  buyer: ucpBuyer.extend({ consent: z.record(z.string().max(MAX_ID), consentPurposeIn).optional() }).optional(),
+});
+export type CheckoutBody20260825 = z.infer<typeof checkoutBody20260825>;
+
+/** A line whose asserted sale basis is not `each` (UN/CEFACT `C62` at scale 0), the only one this business sells in. */
+export function quantityUnitMismatch(body: CheckoutBody20260825): number | undefined {
+  const index = body.line_items.findIndex((l) => l.item.quantity_unit && (l.item.quantity_unit.unit !== 'C62' || (l.item.quantity_unit.scale ?? 0) !== 0));
+  return index < 0 ? undefined : index;
+}
+
+/**
+ * A 2026-08-25 create or update as the 2026-01-11 body: a purpose the platform set (`source: "platform"`) is kept as
+ * 2026-01-11's boolean; one it echoes as the business's default, and any purpose not advertised (segments included),
+ * is not kept; a shipping destination's `type` is dropped (`shipping_address`, written back on the way out), and a
+ * pickup method's destinations (the business's locations in 2026-08-25, of which we have none) are not read.
+ */
+export function checkoutBodyFrom20260825(body: CheckoutBody20260825): CreateCheckoutBody {
+  const { buyer, fulfillment, line_items, ...rest } = body;
+  const out: CreateCheckoutBody = {
+    ...rest,
+    line_items: line_items.map(({ item: { quantity_unit: _, ...item }, ...line }) => ({ ...line, item })),
+  };
+  if (buyer) {
+    const { consent, ...who } = buyer;
+    const kept = consent
+      ? Object.fromEntries(
+          CONSENT_PURPOSES.flatMap(({ member, purpose }) => (consent[purpose]?.source === 'platform' ? [[member, consent[purpose].granted]] : [])),
+        )
+      : undefined;
+    out.buyer = { ...who, ...(kept ? { consent: kept } : {}) };
+  }
+  if (fulfillment)
+    out.fulfillment = {
+      ...fulfillment,
+      ...(fulfillment.methods
+        ? {
+            methods: fulfillment.methods.map((m) =>
+              // a pickup method's destinations are the business's own locations in 2026-08-25, never the platform's
+              m.type === 'pickup'
+                ? (({ destinations: _, ...rest }) => rest)(m)
+                : m.destinations
+                  ? { ...m, destinations: m.destinations.map(({ type: _, ...d }: UcpAddress & { type?: unknown }) => d) }
+                  : m,
+            ),
+          }
+        : {}),
+    };
+  return out;
+}
+
 /** A total as UCP writes it: minor units (paise), never negative (a discount is a positive amount of type discount). */
 export interface UcpTotal {
   type: 'items_discount' | 'subtotal' | 'discount' | 'fulfillment' | 'tax' | 'fee' | 'total';

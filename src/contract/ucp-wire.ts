@@ -13,7 +13,7 @@ import type { ErrorBody } from './errors.js';
 export const UCP_VERSION = '2026-01-11';
 
 /** The UCP versions served, oldest first, each under its own endpoint (`/ucp/<slug>/<version>`); docs/ucp.md "Versions". */
-export const UCP_VERSIONS = ['2026-01-11', '2026-04-08'] as const;
+export const UCP_VERSIONS = ['2026-01-11', '2026-04-08', '2026-08-25'] as const;
 export type UcpVersion = (typeof UCP_VERSIONS)[number];
 /** The newest version served: the one the business root's profile (`/.well-known/ucp`) declares. */
 export const UCP_NEWEST: UcpVersion = UCP_VERSIONS[UCP_VERSIONS.length - 1];
@@ -122,8 +122,9 @@ export type Negotiated = { version: UcpVersion } | { refusal: UcpError };
  * `version`), by the rule of the endpoint's own version:
  * - 2026-01-11: a platform not newer than 2026-01-11 is processed (in 2026-01-11); a newer one is refused, 400
  *   `version_unsupported` (2026-01-11 names no status; the pinned suite expects 400).
- * - 2026-04-08: a platform declaring the business's version or a key of `supported_versions` (a version we serve) is
- *   processed in that version; any other is refused, 422 `version_unsupported` (2026-04-08's table).
+ * - 2026-04-08 and 2026-08-25 (the same rule, the same table): a platform declaring the business's version or a key
+ *   of `supported_versions` (a version we serve, not newer than the endpoint's) is processed in that version; any
+ *   other is refused, 422 `version_unsupported`.
  * A platform that declares no version is processed in the endpoint's version.
  */
 export function negotiateVersion(endpoint: UcpVersion, declared: string | undefined): Negotiated {
@@ -133,6 +134,7 @@ export function negotiateVersion(endpoint: UcpVersion, declared: string | undefi
   }
   if (declared === undefined) return { version: endpoint };
   if (isServedVersion(declared) && declared <= endpoint) return { version: declared };
-  const served = UCP_VERSIONS.filter((v) => v <= endpoint).join(' and ');
+  const versions = UCP_VERSIONS.filter((v) => v <= endpoint);
+  const served = versions.length > 1 ? `${versions.slice(0, -1).join(', ')} and ${versions[versions.length - 1]}` : versions[0];
   return { refusal: new UcpError(422, 'version_unsupported', `Protocol version ${declared} is not supported. This business supports versions ${served}.`) };
 }

@@ -126,7 +126,8 @@ describe('UCP orders', () => {
     const { orderId, checkoutId } = await b.order();
     const w = worker();
     await w.drainNow();
-    const profile = (await b.call('GET', '/.well-known/ucp')).body as { signing_keys: { kid: string }[] };
+    // the profile UCP-Agent names: 2026-01-11's, the events' version
+    const profile = (await b.call('GET', '/2026-01-11/.well-known/ucp')).body as { signing_keys: { kid: string }[] };
 
     const placed = receiver.state.received.filter((r) => (r.body as unknown as { order: { id: string } }).order.id === orderId);
     expect(placed).toHaveLength(1);
@@ -144,7 +145,7 @@ describe('UCP orders', () => {
     expect(verifiesWith(String(placed[0].headers['request-signature']), placed[0].raw.replace('order_placed', 'order_shipped'), profile.signing_keys)).toBe(
       false,
     );
-    expect(placed[0].headers['ucp-agent']).toBe(`profile="https://api.example.in/ucp/${b.slug}/.well-known/ucp"`);
+    expect(placed[0].headers['ucp-agent']).toBe(`profile="https://api.example.in/ucp/${b.slug}/2026-01-11/.well-known/ucp"`);
 
     // staff ship it by hand: the order moves, and the platform hears order_shipped with the shipment as an event
     await ctx.services.fulfilment.ship(b.companyId, orderId, { awb: 'AWB123456', courier: 'Blue Dart' });

@@ -107,16 +107,17 @@ describe('UCP discovery by slug', () => {
     expect(profile.signing_keys).toEqual([
       { kid: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/), kty: 'EC', crv: 'P-256', x: expect.any(String), y: expect.any(String), use: 'sig', alg: 'ES256' },
     ]);
-    // a leaf: the root profile (2026-04-08) names it in supported_versions; it names no other version
+    // a leaf: the root profile (2026-08-25) names it in supported_versions; it names no other version
     expect(profile.ucp).not.toHaveProperty('supported_versions');
     const root = await get(ctx, `/ucp/${co.slug}/.well-known/ucp`);
-    expect(root.json().ucp.supported_versions).toEqual({ '2026-01-11': `${endpoint}/.well-known/ucp` });
+    expect(root.json().ucp.supported_versions).toMatchObject({ '2026-01-11': `${endpoint}/.well-known/ucp` });
   });
 
   it('signs with one key per deployment: the same kid for every company and instance, the private half sealed at rest', async () => {
     const a = await business();
     const b = await business();
-    const kid = async (app: Pick<TestApp, 'app'>, slug: string) => (await get(app, `/ucp/${slug}/.well-known/ucp`)).json().signing_keys[0];
+    // the root profile (2026-08-25) lists its keys under `keys`
+    const kid = async (app: Pick<TestApp, 'app'>, slug: string) => (await get(app, `/ucp/${slug}/.well-known/ucp`)).json().keys[0];
     const first = await kid(ctx, a.slug);
     expect(await kid(ctx, b.slug)).toEqual(first);
     expect(await kid(await otherApp({}), a.slug)).toEqual(first);
@@ -256,14 +257,14 @@ describe('UCP discovery by Host', () => {
     await ctx.services.ucpSettings.addHost(off.id, hostOff);
 
     const asHost = (host: string) => get(ctx, '/.well-known/ucp', { headers: { host } });
-    // the root profile: 2026-04-08's, its service a list of bindings
+    // the root profile: 2026-08-25's, its service a list of bindings
     const endpointOf = (res: { json: () => { ucp: { services: Record<string, { endpoint: string }[]> } } }) =>
       res.json().ucp.services['dev.ucp.shopping'][0].endpoint;
     const ra = await asHost(hostA.toUpperCase());
     expect(ra.statusCode).toBe(200);
-    expect(endpointOf(ra)).toBe(`${ORIGIN}/ucp/${a.slug}/2026-04-08`);
+    expect(endpointOf(ra)).toBe(`${ORIGIN}/ucp/${a.slug}/2026-08-25`);
     expect(ra.json()).toEqual((await get(ctx, `/ucp/${a.slug}/.well-known/ucp`)).json());
-    expect(endpointOf(await asHost(`${hostB}:8443`))).toBe(`${ORIGIN}/ucp/${b.slug}/2026-04-08`);
+    expect(endpointOf(await asHost(`${hostB}:8443`))).toBe(`${ORIGIN}/ucp/${b.slug}/2026-08-25`);
 
     const notFound = new Set<string>();
     for (const host of [hostB, `${hostA}.evil.example`, hostOff, 'unregistered.example.in', 'api.example.in', '127.0.0.1:3000']) {

@@ -125,6 +125,7 @@ describe('request logs at the default level', () => {
     await a.services.shippingRates.create(s.companyId, { id: 'std', title: 'Standard', level: 'standard', zone_kind: 'everywhere', price: '40.00' });
     const ucp = `/ucp/${s.company.slug}/2026-01-11`;
     const ucp0408 = `/ucp/${s.company.slug}/2026-04-08`;
+    const ucp0825 = `/ucp/${s.company.slug}/2026-08-25`;
     const ucpHeaders = (key: string) => ({ ...json, 'ucp-agent': 'profile="https://agent.example/profile.json"', 'idempotency-key': key });
     const checkoutBody = {
       line_items: [{ item: { id: 'LOGS-1' }, quantity: 1 }],
@@ -277,6 +278,44 @@ describe('request logs at the default level', () => {
         method: 'POST',
         url: `${ucp0408}/testing/simulate-shipping/${ucpOrder}?${personal}`,
         headers: { ...ucpHeaders('sim-0408'), 'simulation-secret': EMAIL },
+      },
+      // the 2026-08-25 endpoint: its consent purposes and asserted sale basis
+      { url: `${ucp0825}/.well-known/ucp?${personal}` },
+      {
+        method: 'POST',
+        url: `${ucp0825}/checkout-sessions?${personal}`,
+        headers: ucpHeaders(`${EMAIL}-9`),
+        payload: {
+          ...checkoutBody,
+          buyer: { ...checkoutBody.buyer, consent: { 'dev.ucp.consent.marketing': { granted: true, source: 'platform' } } },
+        },
+      },
+      {
+        method: 'PUT',
+        url: `${ucp0825}/checkout-sessions/${open}?${personal}`,
+        headers: ucpHeaders(`${EMAIL}-10`),
+        payload: { ...checkoutBody, line_items: [{ item: { id: 'LOGS-1', quantity_unit: { unit: 'KGM', scale: 2 } }, quantity: 1 }] },
+      },
+      { url: `${ucp0825}/docs/specification/checkout?${personal}` },
+      { url: `${ucp0825}/checkout-sessions/${open}?${personal}`, headers: ucpHeaders('get-0825') },
+      {
+        method: 'POST',
+        url: `${ucp0825}/checkout-sessions/${open}/complete?${personal}`,
+        headers: ucpHeaders(`${EMAIL}-11`),
+        payload: { payment: { instruments: [{ id: EMAIL, handler_id: PHONE, type: 'card', selected: true }] }, signals: { 'dev.ucp.buyer_ip': EMAIL } },
+      },
+      { method: 'POST', url: `${ucp0825}/checkout-sessions/${open}/cancel?${personal}`, headers: ucpHeaders(`${EMAIL}-12`) },
+      { url: `${ucp0825}/orders/${ucpOrder}?${personal}`, headers: ucpHeaders('order-0825') },
+      {
+        method: 'PUT',
+        url: `${ucp0825}/orders/${ucpOrder}?${personal}`,
+        headers: ucpHeaders('put-order-0825'),
+        payload: { adjustments: { id: EMAIL } },
+      },
+      {
+        method: 'POST',
+        url: `${ucp0825}/testing/simulate-shipping/${ucpOrder}?${personal}`,
+        headers: { ...ucpHeaders('sim-0825'), 'simulation-secret': EMAIL },
       },
       mcp('get_order', { reference: REFERENCE, phone: PHONE }),
       mcp('get_order', { reference: UNKNOWN_REFERENCE }),

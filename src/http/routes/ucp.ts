@@ -5,14 +5,17 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { checkoutFor, orderFor, orderOut } from '../../checkout/ucp-output.js';
 import { SHIPPED_OR_AFTER, type CheckoutView } from '../../checkout/checkout.service.js';
 import {
+  checkoutBody20260825,
+  checkoutBodyFrom20260825,
   completeBodyFrom20260408,
   completeCheckoutBody,
   completeCheckoutBody20260408,
   createCheckoutBody,
   orderUpdateBody,
+  quantityUnitMismatch,
   selectedInstrumentIndex,
-  updateCheckoutBody,
   type CompleteCheckoutBody,
+  type CreateCheckoutBody,
 } from '../../contract/ucp-checkout.js';
 import { ucpEndpoint as endpointUrl } from '../../checkout/ucp-profile.js';
 import { payPage } from '../../checkout/pay-page.js';
@@ -49,6 +52,28 @@ function completeBody(version: UcpVersion, body: unknown): CompleteCheckoutBody 
   return completeBodyFrom20260408(read, index);
 }
 
+/**
+ * A create or update body in the request's version, as the 2026-01-11 body the service takes (2026-04-08's is
+ * 2026-01-11's): 2026-08-25's consent purposes, asserted sale bases and typed destinations are read by
+ * checkoutBodyFrom20260825. A line asserting a sale basis other than `each` is refused (a recoverable business
+ * outcome, 2026-08-25's `quantity_unit_mismatch`): this business converts no units.
+ */
+function checkoutBody(version: UcpVersion, body: unknown): CreateCheckoutBody {
+  if (version !== '2026-08-25') return parsed(createCheckoutBody, body);
+  const read = parsed(checkoutBody20260825, body);
+  const mismatch = quantityUnitMismatch(read);
+  if (mismatch !== undefined) {
+    const path = `$.line_items[${mismatch}].item.quantity_unit`;
+    throw new UcpError(
+      400,
+      'quantity_unit_mismatch',
+      `Item ${read.line_items[mismatch].item.id} is sold by the item (each); resubmit its quantity as a count of items.`,
+      path,
+    );
+  }
+  return checkoutBodyFrom20260825(read);
+}
+
 /** Where a 2026-04-08 complete's instrument is: a refusal's `$.payment_data…` path names it there. */
 function instrumentPath(req: FastifyRequest, path: string): string {
   const read = completeCheckoutBody20260408.safeParse(req.body ?? {});
@@ -58,7 +83,7 @@ function instrumentPath(req: FastifyRequest, path: string): string {
 
 /**
  * The public UCP business doors (src/http/ucp-scope.ts gives them `req.ucpBusiness`, UCP's errors and the budgets):
- * - GET /ucp/<slug>/.well-known/ucp: the company's profile at its newest version (2026-04-08), naming the older
+ * - GET /ucp/<slug>/.well-known/ucp: the company's profile at its newest version (2026-08-25), naming the older
  *   versions' profiles in `supported_versions`;
  * - GET /ucp/<slug>/<version>/.well-known/ucp, for each version served (UCP_VERSIONS): that version's profile alone,
  *   under its endpoint, whose URL is the profile's REST endpoint: a platform given that URL finds the profile and
@@ -182,7 +207,7 @@ export function registerUcpRoutes(
               { onRequest: ucpVersionCheck },
               write(
                 () => 'POST checkout-sessions',
-                async (req) => answer(req, await checkout.create(req.ucpBusiness, parsed(createCheckoutBody, req.body), req.ucpAgent.profileUrl), 201),
+                async (req) => answer(req, await checkout.create(req.ucpBusiness, checkoutBody(versionOf(req), req.body), req.ucpAgent.profileUrl), 201),
               ),
             );
             endpoint.get('/checkout-sessions/:id', { onRequest: ucpVersionCheck }, async (req, reply) => {
@@ -199,7 +224,7 @@ export function registerUcpRoutes(
               { onRequest: ucpVersionCheck },
               write(
                 (req) => `PUT checkout-sessions/${id(req)}`,
-                async (req) => answer(req, await checkout.update(req.ucpBusiness, id(req), parsed(updateCheckoutBody, req.body))),
+                async (req) => answer(req, await checkout.update(req.ucpBusiness, id(req), checkoutBody(versionOf(req), req.body))),
               ),
             );
             endpoint.post(
