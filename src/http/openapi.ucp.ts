@@ -122,9 +122,9 @@ const ucpProfileSchema = z
   .meta({ description: "The business's UCP profile: services (the REST endpoint), capabilities, payment handlers, signing keys" });
 
 /**
- * The profile at the business's root and on a registered host: the newest version's (2026-04-08 and later: services,
+ * The profile at the business's root and on a registered host: the newest version's (2026-08-25: services,
  * capabilities and payment handlers keyed by name inside `ucp`, `supported_versions` naming the older versions'
- * profiles; docs/ucp.md "Versions").
+ * profiles, its keys in `keys`; docs/ucp.md "Versions").
  */
 const ucpNewestProfileSchema = z
   .object({
@@ -135,10 +135,10 @@ const ucpNewestProfileSchema = z
         services: z.record(z.string(), z.unknown()),
       })
       .loose(),
-    signing_keys: z.array(z.record(z.string(), z.unknown())),
+    keys: z.array(z.record(z.string(), z.unknown())).describe('The business’s public signing keys (2026-08-25; `signing_keys` before it)'),
   })
   .loose()
-  .meta({ description: "The business's UCP profile at the newest version served, naming the older versions' profiles" });
+  .meta({ description: "The business's UCP profile at the newest version served (2026-08-25), naming the older versions' profiles" });
 
 const slug = z.string().describe("The company's UCP slug (as in its profile URL)");
 const checkoutId = z.string().describe('The checkout id (`chk_…`)');
