@@ -223,6 +223,16 @@ export function createCheckoutService({
   }
 
   /** One hold per variant (two lines naming one item hold their sum, as an order's merged lines do). */
+  /** Whether two sets of lines hold the same stock: the same variants in the same quantities. */
+  function sameHolds(a: StoredLine[], b: StoredLine[]): boolean {
+    const key = (lines: StoredLine[]) =>
+      holdRequests(lines)
+        .map((h) => `${h.variantId}:${h.quantity.toString()}`)
+        .sort()
+        .join(',');
+    return key(a) === key(b);
+  }
+
   function holdRequests(lines: StoredLine[]) {
     const byVariant = new Map<string, { variantId: string; quantity: Decimal; productId: string }>();
     for (const l of lines) {
@@ -530,7 +540,9 @@ export function createCheckoutService({
           const buyer = body.buyer ?? before.buyer;
           const kept = (before.fulfillment as { methods?: StoredMethod[] } | null)?.methods ?? [];
           const methods = await methodsFor(tx, companyId, body.fulfillment?.methods, kept, lines, buyer);
-          await replaceHolds(tx, { companyId, locationId: before.location_id!, checkoutId: id, lines: holdRequests(lines) });
+          // the holds already match the lines (a change of buyer, fulfilment or codes): the stock rows are not touched
+          if (!sameHolds(before.line_items, lines))
+            await replaceHolds(tx, { companyId, locationId: before.location_id!, checkoutId: id, lines: holdRequests(lines) });
           return updateCheckout(tx, companyId, id, {
             status: before.status,
             lines,
@@ -573,7 +585,7 @@ export function createCheckoutService({
       if ('hosted' in settlement) return awaitPayment(business, record, current, settlement.instrument);
 
       const { record: _, ...came } = current;
-      const booking = india && (await companyAutoCourierBooking(db, companyId));
+      const booking = india && business.autoCourierBooking;
       const { input, completed, payment } = completionOrder(record, came, who, { address, india, booking }, settlement);
       let orderId: string;
       try {

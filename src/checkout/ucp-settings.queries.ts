@@ -91,6 +91,7 @@ export interface UcpBusinessRow {
   hold_minutes: number;
   privacy_url: string | null;
   terms_url: string | null;
+  auto_courier_booking: boolean;
 }
 
 /**
@@ -100,7 +101,7 @@ export interface UcpBusinessRow {
  */
 export async function findUcpBusinessBySlug(db: Db, slug: string): Promise<UcpBusinessRow | undefined> {
   const rows = await db.query<UcpBusinessRow>(
-    sql`SELECT c.id AS company_id, c.slug, c.name, s.hold_minutes, s.privacy_url, s.terms_url
+    sql`SELECT c.id AS company_id, c.slug, c.name, c.auto_courier_booking, s.hold_minutes, s.privacy_url, s.terms_url
           FROM companies c
           JOIN ucp_settings s ON s.company_id = c.id
          WHERE c.slug = ${slug} AND c.status = 'active' AND s.enabled`,
@@ -112,7 +113,7 @@ export async function findUcpBusinessBySlug(db: Db, slug: string): Promise<UcpBu
 /** The company's own business (the MCP checkout tools, with its key), when the company is active and its business on. */
 export async function findUcpBusinessByCompany(db: Db, companyId: string): Promise<UcpBusinessRow | undefined> {
   const rows = await db.query<UcpBusinessRow>(
-    sql`SELECT c.id AS company_id, c.slug, c.name, s.hold_minutes, s.privacy_url, s.terms_url
+    sql`SELECT c.id AS company_id, c.slug, c.name, c.auto_courier_booking, s.hold_minutes, s.privacy_url, s.terms_url
           FROM companies c
           JOIN ucp_settings s ON s.company_id = c.id AND s.company_id = ${companyId}
          WHERE c.id = ${companyId} AND c.status = 'active' AND s.enabled`,
@@ -128,7 +129,7 @@ export async function findUcpBusinessByCompany(db: Db, companyId: string): Promi
  */
 export async function findUcpBusinessByHost(db: Db, candidates: readonly string[]): Promise<UcpBusinessRow | undefined> {
   const rows = await db.query<UcpBusinessRow>(
-    sql`SELECT c.id AS company_id, c.slug, c.name, s.hold_minutes, s.privacy_url, s.terms_url
+    sql`SELECT c.id AS company_id, c.slug, c.name, c.auto_courier_booking, s.hold_minutes, s.privacy_url, s.terms_url
           FROM (SELECT company_id FROM ucp_hosts WHERE host = ANY(${sql.param(candidates)}::text[]) ORDER BY length(host) DESC LIMIT 1) h
           JOIN companies c ON c.id = h.company_id
           JOIN ucp_settings s ON s.company_id = h.company_id

@@ -36,6 +36,8 @@ export interface UcpBusiness {
   holdMinutes: number;
   privacyUrl: string | null;
   termsUrl: string | null;
+  /** the company books a courier for each new order (read with the business: complete needs no statement for it) */
+  autoCourierBooking: boolean;
 }
 
 const business = (row: UcpBusinessRow | undefined): UcpBusiness | undefined =>
@@ -46,6 +48,7 @@ const business = (row: UcpBusinessRow | undefined): UcpBusiness | undefined =>
     holdMinutes: row.hold_minutes,
     privacyUrl: row.privacy_url,
     termsUrl: row.terms_url,
+    autoCourierBooking: row.auto_courier_booking,
   };
 
 /** A registered host; `created_at` ISO 8601. (A type, not an interface: the CLI prints it as a table row.) */

@@ -24,6 +24,10 @@ import {
  * How long the webhook secret replaced by `payments configure` still verifies deliveries: Razorpay retries an event
  * for 24 hours after it was created, signed with the secret it was first sent with.
  */
+/** How long an instance trusts the company's public payment account it read (a configure elsewhere shows after it). */
+export const ACCOUNT_TTL_MS = 10_000;
+const MAX_KNOWN_ACCOUNTS = 10_000;
+
 export const PREVIOUS_SECRET_GRACE_MS = 26 * 60 * 60 * 1000;
 
 /** What a provider order or payment link pays for, as a handler reads it. */
@@ -157,6 +161,13 @@ export function createPaymentService({
     return notes.length ? { needsAttention: notes.join('; ') } : {};
   }
 
+  /**
+   * The public accounts read lately, per company: every UCP checkout answer lists the company's handlers, so each
+   * request would otherwise read its settings row again. A change made here is seen at once; one made by another
+   * instance within ACCOUNT_TTL_MS.
+   */
+  const accounts = new Map<string, { at: number; account: { keyId: string; mode: 'test' | 'live' } | null }>();
+
   return {
     /**
      * payments configure: the company's Razorpay key id, key secret and webhook secret (sealed before they are
@@ -186,6 +197,7 @@ export function createPaymentService({
       let previous = { enc: current?.previous_webhook_secret_enc ?? null, at: current?.webhook_secret_changed_at ?? null };
       const webhookChanged = current && input.webhookSecret !== undefined && sealer.open(current.webhook_secret_enc) !== input.webhookSecret;
       if (current && webhookChanged) previous = { enc: current.webhook_secret_enc, at: now() };
+      accounts.delete(companyId);
       await writePaymentConfig(db, companyId, {
         provider: input.provider,
         key_id: keyId!,
@@ -207,8 +219,13 @@ export function createPaymentService({
      * a secret); null when it takes no online payments. One read of the company's own settings row.
      */
     async account(companyId: string): Promise<{ keyId: string; mode: 'test' | 'live' } | null> {
+      const known = accounts.get(companyId);
+      if (known && now().getTime() - known.at < ACCOUNT_TTL_MS) return known.account;
       const cfg = await findPaymentConfig(db, companyId);
-      return cfg ? { keyId: cfg.key_id, mode: cfg.mode } : null;
+      const account = cfg ? { keyId: cfg.key_id, mode: cfg.mode } : null;
+      if (accounts.size >= MAX_KNOWN_ACCOUNTS) accounts.clear();
+      accounts.set(companyId, { at: now().getTime(), account });
+      return account;
     },
 
     /**

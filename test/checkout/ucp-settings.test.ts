@@ -75,6 +75,7 @@ describe('UCP settings', () => {
       holdMinutes: 20,
       privacyUrl: null,
       termsUrl: null,
+      autoCourierBooking: company.auto_courier_booking,
     });
     await s.set(company.id, { enabled: false });
     expect(await s.bySlug(company.slug)).toBeUndefined();
