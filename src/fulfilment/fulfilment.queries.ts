@@ -234,7 +234,7 @@ export async function insertCourierHold(
 
 /** One line of a UNION over holds and failed jobs (computed shape; columns typed from the holds' side, the jobs' side is alike). */
 export type AttentionRow = {
-  kind: 'courier_update_held' | 'booking_failed';
+  kind: 'courier_update_held' | 'booking_failed' | 'payment_needs_attention';
   id: CourierHoldRow['id'];
   company_id: CourierHoldRow['company_id'];
   order_number: OrderRow['order_number'] | null;
@@ -243,11 +243,16 @@ export type AttentionRow = {
   since: CourierHoldRow['created_at'];
 };
 
-/** What staff must act on, oldest first: courier updates held for them and bookings that failed for good. */
+/**
+ * What staff must act on, oldest first: courier updates held for them, bookings that failed for good, and money that
+ * paid for nothing (a capture for a checkout canceled, expired, changed or of another amount: to refund), once per
+ * payment (its id; a capture and its order.paid are one payment).
+ */
 export async function findAttention(db: Db, companyId: string | undefined): Promise<AttentionRow[]> {
   // One company: filtered by company_id in both branches (a router statement under Citus). Every company: a named cross-company read.
   const held = companyId !== undefined ? sql`AND h.company_id = ${companyId}` : sql``;
   const failed = companyId !== undefined ? sql`AND j.company_id = ${companyId}` : sql``;
+  const paid = companyId !== undefined ? sql`AND e.company_id = ${companyId}` : sql``;
   const query = sql`
     SELECT * FROM (
       SELECT 'courier_update_held' AS kind, h.id, h.company_id, o.order_number, o.status AS order_status, h.reason, h.created_at AS since
@@ -257,6 +262,13 @@ export async function findAttention(db: Db, companyId: string | undefined): Prom
       SELECT 'booking_failed', j.id, j.company_id, o.order_number, o.status, j.last_error, j.updated_at
       FROM jobs j LEFT JOIN orders o ON o.company_id = j.company_id AND o.id = j.order_id
       WHERE j.status = 'failed' ${failed}
+      UNION ALL
+      SELECT 'payment_needs_attention', p.id, p.company_id, NULL, NULL, p.note, p.created_at FROM (
+        SELECT DISTINCT ON (e.company_id, e.provider, coalesce(e.payment_id, e.event_id))
+               coalesce(e.payment_id, e.event_id) AS id, e.company_id, e.note, e.created_at
+          FROM payment_events e
+         WHERE e.status = 'needs_attention' ${paid}
+         ORDER BY e.company_id, e.provider, coalesce(e.payment_id, e.event_id), e.created_at) p
     ) a ORDER BY since LIMIT 500`;
   return companyId !== undefined ? db.query<AttentionRow>(query) : crossCompany<AttentionRow>(db, 'admin.attention', query);
 }

@@ -229,6 +229,9 @@ describe('Razorpay hosted checkout (com.razorpay.magic_checkout)', () => {
       ['order.paid', 'needs_attention'],
     ]);
     expect((await b.events())[0].note).toMatch(/checkout is canceled.*refund/);
+    // staff see it once in the orders needing attention, to refund
+    const attention = (await ctx.services.fulfilment.listAttention(b.companyId)).filter((a) => a.kind === 'payment_needs_attention');
+    expect(attention).toEqual([expect.objectContaining({ kind: 'payment_needs_attention', reason: expect.stringMatching(/refund/) })]);
     expect(await b.orders()).toHaveLength(1);
     expect((await stockRow(ctx, b.companyId, b.variantIds['ROSE-1'])).reserved).toBe('3.000');
 

@@ -160,7 +160,8 @@ export const orderCommands: CommandGroup = {
   },
   'orders attention': {
     usage: 'orders attention [--company <id|slug>]',
-    summary: 'orders needing staff, oldest first: courier updates held (e.g. delivered for a cancelled order) and failed bookings',
+    summary:
+      'orders needing staff, oldest first: courier updates held (e.g. delivered for a cancelled order), failed bookings, and payments to refund (money for a checkout no longer payable)',
     async run(args, ctx) {
       const { values } = parse(args, companyFlag, []);
       const rows = await ctx.services.fulfilment.listAttention(await companyId(ctx, values, false));
