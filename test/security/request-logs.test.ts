@@ -413,6 +413,13 @@ describe('request logs at the default level', () => {
 });
 
 describe('the request serializer', () => {
+  it("gives Fastify's response time to the hundredth of a millisecond: its float's digits never read as a phone number", () => {
+    // a real one, seen in a CI log: 1.7121980000001713 holds "9800000017", a test's unknown phone number
+    expect(LOG_SERIALIZERS.responseTime(1.7121980000001713)).toBe(1.71);
+    expect(JSON.stringify({ responseTime: LOG_SERIALIZERS.responseTime(12.98000000178814) })).toBe('{"responseTime":12.98}');
+    expect(LOG_SERIALIZERS.responseTime('n/a')).toBe('n/a');
+  });
+
   it('shows the route template, the id parameters and the query values of paging and filters only', () => {
     const fastify = (url: string, template?: string, params?: Record<string, string>) => ({ url, routeOptions: { url: template }, params });
     expect(requestTarget(fastify(`${BASE}/orders/${REFERENCE}?phone=%2B91${DIGITS}`, `${BASE}/orders/:reference`, { reference: REFERENCE }))).toEqual({
