@@ -48,7 +48,15 @@ const lineItemIn = lenient({
   quantity: z.number().int('must be a whole number').min(1, 'must be at least 1').max(MAX_QUANTITY, `must be at most ${MAX_QUANTITY}`),
 });
 
-const consent = z.record(z.string(), z.boolean());
+/** Buyer consent (UCP 2026-01-11): its four purposes by name; others a platform sends are kept as sent. */
+const consent = z
+  .object({
+    analytics: z.boolean().optional(),
+    preferences: z.boolean().optional(),
+    marketing: z.boolean().optional(),
+    sale_of_data: z.boolean().optional(),
+  })
+  .catchall(z.boolean());
 
 export const ucpBuyer = lenient({
   email: text(254).optional(),
@@ -310,7 +318,7 @@ export const ucpCheckoutSchema = z.object({
         config: asSent,
       }),
     ),
-    instruments: z.array(z.unknown()),
+    instruments: z.array(asSent),
     selected_instrument_id: z.string().optional(),
   }),
   fulfillment: z.object({

@@ -119,15 +119,12 @@ export const CHECKOUT_TOOLS: ToolDefinition[] = [
     input: z.object({
       id: checkoutId,
       payment_data: paymentInstrument.describe('The payment instrument: { id, handler_id (e.g. "cod"), credential? }'),
-      risk_signals: z.record(z.string(), z.unknown()).optional().describe('Risk signals from the platform, if any (not used by this business)'),
       idempotency_key: idempotencyKey,
     }),
     output: ucpCheckoutSchema,
     annotations: writes('Complete a UCP checkout', { destructiveHint: false, idempotentHint: true }),
     run: (ctx, args) =>
-      written(ctx, `complete_checkout ${args.id}`, args, (business) =>
-        ctx.services.checkout.complete(business, args.id, { payment_data: args.payment_data, risk_signals: args.risk_signals }),
-      ),
+      written(ctx, `complete_checkout ${args.id}`, args, (business) => ctx.services.checkout.complete(business, args.id, { payment_data: args.payment_data })),
   }),
   define({
     name: 'cancel_checkout',

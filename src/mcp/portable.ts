@@ -120,6 +120,8 @@ function outputValue(schema: unknown, where: string): unknown {
       out[key] = Object.fromEntries(Object.entries(value).map(([name, s]) => [name, outputValue(s, `${where}.${name}`)]));
     else out[key] = outputValue(value, where);
   }
+  // a free-form member (zod's `{}` for "any value"): written as what it is, an object of any members
+  if (isObject(out.additionalProperties) && Object.keys(out.additionalProperties).length === 0) out.additionalProperties = true;
   if (!Array.isArray(out.type)) return out;
   const types = typesOf(out).filter((t) => t !== 'null');
   if (types.length !== 1) throw new Error(`${where}: not one JSON type (${types.join(', ') || 'none'})`);
