@@ -690,11 +690,10 @@ export function createCheckoutService({
     async recordOnOrder(business: UcpBusiness, orderId: string, updates: { events: unknown[]; adjustments: unknown[] }): Promise<UcpOrderFacts> {
       const facts = await this.order(business, orderId);
       const own = new Set(ownFulfillmentEventIds(facts.order));
-      await setOrderUpdates(db, business.companyId, facts.view.record.id, {
-        events: updates.events.filter((e) => !own.has((e as { id?: string }).id ?? '')),
-        adjustments: updates.adjustments,
-      });
-      return this.order(business, orderId);
+      const kept = { events: updates.events.filter((e) => !own.has((e as { id?: string }).id ?? '')), adjustments: updates.adjustments };
+      await setOrderUpdates(db, business.companyId, facts.view.record.id, kept);
+      // what was written, without reading the order again
+      return { ...facts, view: { ...facts.view, record: { ...facts.view.record, order_updates: kept } } };
     },
 
     /** POST checkout-sessions/{id}/cancel: its holds released, the checkout canceled. */
