@@ -1,11 +1,13 @@
 import { sql } from 'drizzle-orm';
-import { foreignKey, index, integer, jsonb, numeric, pgTable, primaryKey, text, unique } from 'drizzle-orm/pg-core';
+import { boolean, foreignKey, index, integer, jsonb, numeric, pgTable, primaryKey, text, unique } from 'drizzle-orm/pg-core';
 import { variants, stockLevels } from './catalogue.js';
 import { bigintText, timestamptz } from './columns.js';
 import { companies } from './companies.js';
 import { customers } from './customers.js';
 
 export const ORDER_STATUSES = ['draft', 'confirmed', 'packed', 'shipped', 'delivered', 'cancelled', 'returned'] as const;
+export const COD_CONFIRMATION_STATES = ['pending', 'confirmed', 'declined'] as const;
+export type CodConfirmationState = (typeof COD_CONFIRMATION_STATES)[number];
 
 /** The shipping address an order keeps (a snapshot taken when it is placed). */
 export interface StoredAddress {
@@ -43,6 +45,10 @@ export const orders = pgTable(
     location_id: text(),
     created_at: timestamptz().notNull().defaultNow(),
     updated_at: timestamptz().notNull().defaultNow(),
+    // migration 0027: a COD order's confirmation (null: not asked), until when it may stay pending, when it was settled
+    cod_confirmation: text({ enum: COD_CONFIRMATION_STATES }),
+    cod_confirmation_due_at: timestamptz(),
+    cod_confirmation_settled_at: timestamptz(),
   },
   (t) => [
     primaryKey({ columns: [t.company_id, t.id] }),
@@ -50,6 +56,9 @@ export const orders = pgTable(
     unique().on(t.company_id, t.external_reference),
     foreignKey({ columns: [t.company_id, t.customer_id], foreignColumns: [customers.company_id, customers.id] }),
     index('orders_customer').on(t.company_id, t.customer_id, t.created_at.desc()),
+    index('orders_cod_confirmation_due')
+      .on(t.company_id, t.cod_confirmation_due_at)
+      .where(sql`cod_confirmation = 'pending'`),
   ],
 );
 
@@ -121,6 +130,55 @@ export const orderNumberCounters = pgTable('order_number_counters', {
   next_number: bigintText().notNull(),
 });
 
+/** A company's cash-on-delivery settings (migration 0027); no row: confirmation off and no rule. */
+export const codSettings = pgTable('cod_settings', {
+  company_id: text()
+    .primaryKey()
+    .references(() => companies.id),
+  confirm_before_booking: boolean().notNull().default(false),
+  confirm_within_minutes: integer().notNull().default(1440),
+  on_timeout: text({ enum: ['cancel', 'staff'] })
+    .notNull()
+    .default('cancel'),
+  // '560001' or an inclusive range '560001-560099'
+  blocked_pincodes: text()
+    .array()
+    .notNull()
+    .default(sql`'{}'::text[]`),
+  max_order_value: numeric({ precision: 14, scale: 2 }),
+  rto_threshold: integer(),
+  updated_at: timestamptz().notNull().defaultNow(),
+});
+
+export const PAYMENT_LINK_STATUSES = ['created', 'paid', 'expired', 'cancelled'] as const;
+
+/** A payment link made for an order: COD to prepaid on the same order (migration 0027). */
+export const orderPaymentLinks = pgTable(
+  'order_payment_links',
+  {
+    company_id: text()
+      .notNull()
+      .references(() => companies.id),
+    id: text().notNull(),
+    order_id: text().notNull(),
+    provider: text().notNull(),
+    short_url: text().notNull(),
+    amount: numeric({ precision: 14, scale: 2 }).notNull(),
+    status: text({ enum: PAYMENT_LINK_STATUSES }).notNull().default('created'),
+    expires_at: timestamptz(),
+    payment_id: text(),
+    created_at: timestamptz().notNull().defaultNow(),
+    paid_at: timestamptz(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.company_id, t.id] }),
+    foreignKey({ columns: [t.company_id, t.order_id], foreignColumns: [orders.company_id, orders.id] }),
+    index('order_payment_links_order').on(t.company_id, t.order_id, t.created_at.desc()),
+  ],
+);
+
 export type OrderRow = typeof orders.$inferSelect;
+export type CodSettingsRow = typeof codSettings.$inferSelect;
+export type OrderPaymentLinkRow = typeof orderPaymentLinks.$inferSelect;
 export type OrderLineRow = typeof orderLines.$inferSelect;
 export type StockReservationRow = typeof stockReservations.$inferSelect;
