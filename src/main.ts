@@ -8,6 +8,7 @@ import { createCourierWorker } from './fulfilment/worker.js';
 import { createDeliveryWorker } from './events/delivery-worker.js';
 import { createCheckoutExpiryWorker } from './checkout/expiry-worker.js';
 import { createOrderEventsWorker } from './checkout/order-events-worker.js';
+import { createCodConfirmationWorker } from './cod/cod-confirmation-worker.js';
 import { DEMO_SLUG, seedDemo } from './seed/demo.js';
 import { startMetricsServer, type Metrics } from './http/metrics.js';
 import { serveAdminSocket } from './cli/admin-server.js';
@@ -76,6 +77,15 @@ export async function main(tracing: Tracing | null): Promise<void> {
     onError: (stage) => app.metrics.workerError('checkouts', stage),
   });
   expiry.start();
+  // COD confirmations past their time limit: declined and the order cancelled (companies that leave them to staff: listed instead).
+  const codConfirmations = createCodConfirmationWorker({
+    db,
+    config,
+    confirmations: services.codConfirmations,
+    log: logger.child({ component: 'cod-confirmation' }),
+    onError: (stage) => app.metrics.workerError('cod-confirmations', stage),
+  });
+  codConfirmations.start();
   // UCP order events to the platform that placed the order (an outbox of its own, signed with the UCP key).
   const platformEvents = config.WEBHOOK_WORKER_ENABLED
     ? createOrderEventsWorker({
@@ -110,9 +120,15 @@ export async function main(tracing: Tracing | null): Promise<void> {
       // A keep-alive connection whose request was in flight when closing began goes idle afterwards and would hold
       // close() open until its keep-alive timeout: such connections are closed as they go idle.
       const reaper = setInterval(() => app.server.closeIdleConnections(), 100);
-      await Promise.all([worker?.stop(), deliveries?.stop(), expiry.stop(), platformEvents?.stop(), app.close(), adminSocket?.close()]).finally(() =>
-        clearInterval(reaper),
-      );
+      await Promise.all([
+        worker?.stop(),
+        deliveries?.stop(),
+        expiry.stop(),
+        codConfirmations.stop(),
+        platformEvents?.stop(),
+        app.close(),
+        adminSocket?.close(),
+      ]).finally(() => clearInterval(reaper));
       metricsServer?.server.close();
       await db.close();
       await redis?.quit().catch(() => {});

@@ -18,6 +18,7 @@ import { createAgentProfiles } from './checkout/agent-profile.js';
 import { orderNumbersFor } from './orders/order-numbers.js';
 import { createOrderWriter } from './orders/order-writer.js';
 import { createPaymentService } from './payments/payments.service.js';
+import { createCodConfirmationService } from './cod/cod-confirmation.service.js';
 
 /**
  * Every service, built once per process from its narrow dependencies; REST and MCP call the same ones. Catalogue reads
@@ -59,6 +60,8 @@ export function createServices({ db, config }: { db: Db & { replica?: Db }; conf
     ucpSettings: createUcpSettingsService({ db }),
     ucpDiscovery,
     payments,
+    // COD confirmation before booking (issue 33): the buyer's, staff's, the time limit's and a payment's answer
+    codConfirmations: createCodConfirmationService({ db, config, media: catalogue.media }),
   };
 }
 

@@ -12,12 +12,16 @@ export const errorCatalogue = {
   not_found: { status: 404, description: 'No such resource in this company' },
   method_not_allowed: { status: 405, description: 'Method not allowed (code validation_failed)' },
   insufficient_stock: { status: 409, description: 'Not enough stock to fill an order; nothing created' },
-  conflict: { status: 409, description: 'The name is taken by another company (a UCP host); nothing changed' },
+  conflict: {
+    status: 409,
+    description: "The name is taken by another company (a UCP host), or an order's COD confirmation was already settled the other way; nothing changed",
+  },
   payload_too_large: { status: 413, description: 'Body too large (code validation_failed)' },
   unsupported_media_type: { status: 415, description: 'Body not application/json (code validation_failed)' },
   unprocessable: {
     status: 422,
-    description: 'Company has no active stock location, or the external_reference belongs to an order staff are preparing; nothing created',
+    description:
+      'Company has no active stock location, or the external_reference belongs to an order staff are preparing; nothing created. Or an order asked no COD confirmation was answered one',
   },
   rate_limited: { status: 429, description: 'Rate limit exceeded; wait Retry-After seconds' },
   internal: { status: 500, description: 'Server fault; safe to retry' },

@@ -3,9 +3,10 @@ import { money, qty } from '../lib/money.js';
 import { iso, isoOrNull } from '../lib/time.js';
 import type { DeliveryAddress, Order, OrderLine, OrderSummary } from './orders.js';
 import { orderStatusLabel, shipmentStatusLabel } from './status-labels.js';
+import { codConfirmationOut, type CodConfirmationFields } from './cod-confirmation.js';
 
 /** The order columns the mappers read, as the queries return them. */
-export interface OrderSummaryFields {
+export interface OrderSummaryFields extends CodConfirmationFields {
   id: string;
   order_number: string;
   status: OrderStatus;
@@ -39,6 +40,7 @@ export function toOrderSummary(o: OrderSummaryFields): OrderSummary {
     currency: o.currency,
     order_date: iso(o.created_at),
     external_reference: o.external_reference,
+    cod_confirmation: codConfirmationOut(o),
   };
 }
 
@@ -63,6 +65,7 @@ export function orderOut(o: OrderFields, lines: LineFields[]): Order {
     items: lines.map(lineOut),
     payment: o.payment,
     delivery_address: o.delivery_address,
+    cod_confirmation: codConfirmationOut(o),
   };
 }
 

@@ -3,6 +3,7 @@ import { Decimal } from '../lib/money.js';
 import { normalizePhone } from '../lib/phone.js';
 import { resolveDeliveryState } from '../lib/pincode.js';
 import { nullsAsAbsent } from './validation.js';
+import { codConfirmationSchema } from './cod-confirmation.js';
 
 /** Largest quantity one line may ask for; a line's total against its price is checked when the order is priced (order-input.ts). */
 export const MAX_QUANTITY = 1_000_000;
@@ -203,6 +204,7 @@ export const orderSchema = z.object({
   items: z.array(orderLineSchema),
   payment: z.enum(['cod', 'prepaid']),
   delivery_address: deliveryAddressSchema.nullable(),
+  cod_confirmation: codConfirmationSchema,
 });
 
 export const orderSummarySchema = z.object({
@@ -214,6 +216,7 @@ export const orderSummarySchema = z.object({
   currency: z.string(),
   order_date: z.string(),
   external_reference: z.string().nullable(),
+  cod_confirmation: codConfirmationSchema,
 });
 
 export const shipmentSchema = z.object({

@@ -5,6 +5,8 @@ import { requiredAs } from './orders.js';
 export const EVENT_TYPES = [
   'order.created',
   'order.status_changed',
+  'order.cod_confirmation_requested',
+  'order.cod_confirmation_settled',
   'shipment.updated',
   'invoice.issued',
   'payment.recorded',

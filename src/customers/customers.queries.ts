@@ -42,12 +42,26 @@ export async function upsertCustomer(
   return rows[0];
 }
 
-export type OrderSummaryRow = Pick<OrderRow, 'id' | 'order_number' | 'status' | 'amount' | 'currency' | 'created_at' | 'external_reference'>;
+export type OrderSummaryRow = Pick<
+  OrderRow,
+  | 'id'
+  | 'order_number'
+  | 'status'
+  | 'amount'
+  | 'currency'
+  | 'created_at'
+  | 'external_reference'
+  | 'cod_confirmation'
+  | 'cod_confirmation_due_at'
+  | 'cod_confirmation_settled_at'
+  | 'cod_confirmation_settled_by'
+>;
 
 /** The customer's latest orders, newest first; drafts are never shown. */
 export async function recentOrders(db: Db, companyId: string, customerId: string, limit: number): Promise<OrderSummaryRow[]> {
   return db.query<OrderSummaryRow>(
-    sql`SELECT id, order_number, status, amount, currency, created_at, external_reference FROM orders
+    sql`SELECT id, order_number, status, amount, currency, created_at, external_reference,
+               cod_confirmation, cod_confirmation_due_at, cod_confirmation_settled_at, cod_confirmation_settled_by FROM orders
         WHERE company_id = ${companyId} AND customer_id = ${customerId} AND status <> 'draft'
         ORDER BY created_at DESC, id DESC LIMIT ${limit}`,
     'customer_recent_orders',

@@ -15,6 +15,8 @@ export const CROSS_COMPANY_QUERIES = {
   'webhooks.due-companies': 'webhook worker: companies with a due pending delivery',
   /** Checkout expiry worker poll: up to n open sessions past their expiry (no row lock; each is claimed in its own transaction). */
   'checkout.expired-sessions': 'checkout expiry worker: open sessions past their expiry',
+  /** COD confirmation worker poll: up to n pending confirmations past their time limit, of companies that cancel them (no row lock; each is claimed in its own transaction). */
+  'cod.overdue-confirmations': 'COD confirmation worker: pending confirmations past their time limit',
   /** UCP order-event worker poll: up to n companies owing a platform a due order event (no row lock; the claim is per company). */
   'ucp.order-events-due-companies': 'UCP order-event worker: companies owing a platform a due order event',
   /** Admin `jobs list` without --company: the latest jobs of every company. */

@@ -31,6 +31,7 @@ const ORDER_FIELDS = [
   'location_id',
   'created_at',
   'customer_id',
+  'cod_confirmation',
 ] as const;
 /** The order columns fulfilment reads (under the row lock or not). */
 export type LockedOrder = Pick<OrderRow, (typeof ORDER_FIELDS)[number]>;
@@ -234,7 +235,7 @@ export async function insertCourierHold(
 
 /** One line of a UNION over holds and failed jobs (computed shape; columns typed from the holds' side, the jobs' side is alike). */
 export type AttentionRow = {
-  kind: 'courier_update_held' | 'booking_failed' | 'payment_needs_attention';
+  kind: 'courier_update_held' | 'booking_failed' | 'payment_needs_attention' | 'cod_confirmation_overdue';
   id: CourierHoldRow['id'];
   company_id: CourierHoldRow['company_id'];
   order_number: OrderRow['order_number'] | null;
@@ -244,15 +245,17 @@ export type AttentionRow = {
 };
 
 /**
- * What staff must act on, oldest first: courier updates held for them, bookings that failed for good, and money that
+ * What staff must act on, oldest first: courier updates held for them, bookings that failed for good, money that
  * paid for nothing (a capture for a checkout canceled, expired, changed or of another amount: to refund), once per
- * payment (its id; a capture and its order.paid are one payment).
+ * payment (its id; a capture and its order.paid are one payment), and COD confirmations pending past their time limit
+ * (a company that leaves them to staff; `order cod-confirm` settles one).
  */
 export async function findAttention(db: Db, companyId: string | undefined): Promise<AttentionRow[]> {
   // One company: filtered by company_id in both branches (a router statement under Citus). Every company: a named cross-company read.
   const held = companyId !== undefined ? sql`AND h.company_id = ${companyId}` : sql``;
   const failed = companyId !== undefined ? sql`AND j.company_id = ${companyId}` : sql``;
   const paid = companyId !== undefined ? sql`AND e.company_id = ${companyId}` : sql``;
+  const overdue = companyId !== undefined ? sql`AND o.company_id = ${companyId}` : sql``;
   const query = sql`
     SELECT * FROM (
       SELECT 'courier_update_held' AS kind, h.id, h.company_id, o.order_number, o.status AS order_status, h.reason, h.created_at AS since
@@ -269,6 +272,11 @@ export async function findAttention(db: Db, companyId: string | undefined): Prom
           FROM payment_events e
          WHERE e.status = 'needs_attention' ${paid}
          ORDER BY e.company_id, e.provider, coalesce(e.payment_id, e.event_id), e.created_at) p
+      UNION ALL
+      SELECT 'cod_confirmation_overdue', o.id, o.company_id, o.order_number, o.status,
+             'the buyer has not confirmed this COD order in time; confirm or decline it (order cod-confirm)', o.cod_confirmation_due_at
+      FROM orders o
+      WHERE o.cod_confirmation = 'pending' AND o.cod_confirmation_due_at <= now() ${overdue}
     ) a ORDER BY since LIMIT 500`;
   return companyId !== undefined ? db.query<AttentionRow>(query) : crossCompany<AttentionRow>(db, 'admin.attention', query);
 }

@@ -7,6 +7,7 @@ import { Decimal } from '../lib/money.js';
 import { companyAutoCourierBooking, findShipFromLocation, insertCourierBookingJob } from '../orders/orders.queries.js';
 import { convertReservations, releaseReservations, reserveStock, returnShippedStock } from '../orders/reservations.js';
 import { recordOrderEvent } from '../orders/order-events.js';
+import { requestCodConfirmation, settleCodConfirmation } from '../cod/cod-confirmation.queries.js';
 import { issueCreditNoteTx, issueInvoiceTx } from './billing.service.js';
 import { findBookingLines, findShipment, lockOrder, recordShipmentStatus, setOrderLocation, setOrderStatus, type LockedOrder } from './fulfilment.queries.js';
 import type { OrderViews } from './order-view.js';
@@ -50,9 +51,22 @@ export function createLifecycleService({
         [{ path: 'status', message: `${order.status} -> ${to} is not allowed` }],
       );
     }
+    // A COD order awaiting its buyer's confirmation is neither packed nor shipped; a cancellation settles it (docs/decisions.md).
+    if ((to === 'packed' || to === 'shipped') && order.cod_confirmation === 'pending') {
+      throw new AppError(
+        'validation_failed',
+        `order ${order.order_number} awaits the buyer's COD confirmation; confirm it first (order cod-confirm ${order.order_number} confirm)`,
+        [{ path: 'status', message: `a pending COD confirmation keeps the order from ${to}` }],
+      );
+    }
     const from = order.status;
+    const settlesCod = to === 'cancelled' && order.cod_confirmation === 'pending';
     if (to === 'confirmed') await reserveDraft(tx, companyId, order);
     else if (to === 'cancelled') {
+      if (settlesCod) {
+        await settleCodConfirmation(tx, companyId, order.id, 'declined', 'staff');
+        order.cod_confirmation = 'declined';
+      }
       await releaseReservations(tx, { companyId, orderId: order.id });
       const shipment = await findShipment(tx, companyId, order.id, true);
       if (shipment?.status === 'pending') {
@@ -72,7 +86,9 @@ export function createLifecycleService({
     // A draft was never shown through the API: its confirmation is the order's creation, its cancellation nothing.
     if (from === 'draft') {
       if (to === 'confirmed') await recordOrderEvent(tx, companyId, 'order.created', order.id, now);
+      if (order.cod_confirmation === 'pending') await recordOrderEvent(tx, companyId, 'order.cod_confirmation_requested', order.id, now);
     } else await recordOrderEvent(tx, companyId, 'order.status_changed', order.id, now);
+    if (settlesCod) await recordOrderEvent(tx, companyId, 'order.cod_confirmation_settled', order.id, now);
   }
 
   /** Draft -> confirmed: stock reserved under the same rules as POST /orders (409 short, 422 no location). */
@@ -87,12 +103,17 @@ export function createLifecycleService({
       lines: lines.map((l) => ({ variantId: l.variant_id, quantity: new Decimal(l.quantity), productId: l.sku })),
     });
     await setOrderLocation(tx, companyId, order.id, locationId);
+    // the same decision as place_order()'s: a COD order of a company that confirms COD first waits for its buyer
+    if (await requestCodConfirmation(tx, companyId, order.id, order.payment)) order.cod_confirmation = 'pending';
     await enqueueIfEligible(tx, companyId, order);
   }
 
-  /** The spec's rule: a booking is due when automatic booking is on and the address is usable. */
-  async function enqueueIfEligible(tx: Db, companyId: string, order: Pick<LockedOrder, 'id' | 'delivery_address'>): Promise<boolean> {
-    if (!order.delivery_address || !(await companyAutoCourierBooking(tx, companyId))) return false;
+  /**
+   * The spec's rule: a booking is due when automatic booking is on and the address is usable; a COD order awaiting its
+   * buyer's confirmation waits for it.
+   */
+  async function enqueueIfEligible(tx: Db, companyId: string, order: Pick<LockedOrder, 'id' | 'delivery_address' | 'cod_confirmation'>): Promise<boolean> {
+    if (!order.delivery_address || order.cod_confirmation === 'pending' || !(await companyAutoCourierBooking(tx, companyId))) return false;
     if (await findShipment(tx, companyId, order.id)) return false;
     await insertCourierBookingJob(tx, companyId, newId('job'), order.id);
     return true;

@@ -31,6 +31,7 @@ export function createOrderViews({ db, clock }: { db: Db; clock: () => Date }) {
       amount: money(o.amount),
       payment: o.payment,
       delivery_address: o.delivery_address,
+      cod_confirmation: o.cod_confirmation,
       shipment: s ? shipmentOut(s) : null,
       invoice: i ? { ...invoiceOut(i, clock(), !!cn), credit_note: cn ? creditNoteOut(cn) : null } : null,
     };

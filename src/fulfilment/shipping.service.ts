@@ -80,6 +80,10 @@ export function createShippingService({
       await db.tx(async (tx) => {
         const order = await lockOrder(tx, companyId, orderId);
         if (!order || !READY_TO_SHIP[order.status]) throw new AppError('validation_failed', `order ${reference} must be confirmed or packed to book a courier`);
+        if (order.cod_confirmation === 'pending')
+          throw new AppError('validation_failed', `order ${order.order_number} awaits the buyer's COD confirmation; confirm it first (order cod-confirm)`, [
+            { path: 'cod_confirmation', message: 'pending: a courier is booked once it is confirmed' },
+          ]);
         if (!order.delivery_address)
           throw new AppError('validation_failed', `order ${order.order_number} has no delivery address`, [
             { path: 'delivery_address', message: 'required to book a courier' },

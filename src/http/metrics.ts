@@ -24,7 +24,7 @@ export interface Metrics {
   /** A webhook delivery attempt: delivered, retrying or failed. */
   webhookOutcome: (outcome: string) => void;
   /** An error inside a worker that no outcome above counts (its work is retried), by worker and stage. */
-  workerError: (worker: 'courier' | 'webhooks' | 'checkouts' | 'ucp-order-events', stage: string) => void;
+  workerError: (worker: 'courier' | 'webhooks' | 'checkouts' | 'ucp-order-events' | 'cod-confirmations', stage: string) => void;
   /** A fault that reached the process's last-resort handlers (src/main.ts): unhandled_rejection or uncaught_exception. */
   processError: (kind: 'unhandled_rejection' | 'uncaught_exception') => void;
   /** The catalogue read models' cache whose builds, evictions and size are reported (the app's own, once built). */
@@ -71,6 +71,7 @@ export function createMetrics(db: Database): Metrics {
   for (const stage of ['poll', 'delivery']) workerErrors.inc({ worker: 'webhooks', stage }, 0);
   for (const stage of ['poll', 'session']) workerErrors.inc({ worker: 'checkouts', stage }, 0);
   for (const stage of ['poll', 'delivery']) workerErrors.inc({ worker: 'ucp-order-events', stage }, 0);
+  for (const stage of ['poll', 'order']) workerErrors.inc({ worker: 'cod-confirmations', stage }, 0);
   for (const kind of ['unhandled_rejection', 'uncaught_exception']) processErrors.inc({ kind }, 0);
 
   new Gauge({

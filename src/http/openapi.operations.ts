@@ -36,6 +36,7 @@ const orderExample = {
     pincode: '560038',
     phone: null,
   },
+  cod_confirmation: null,
 };
 
 export const OPERATIONS: Record<string, OperationDoc> = {
@@ -128,6 +129,20 @@ export const OPERATIONS: Record<string, OperationDoc> = {
       'Pass `phone` whenever answering a customer: the order is returned only if it belongs to that number.',
     responses: { 200: 'The order' },
   },
+  'POST /orders/:reference/cod-confirmation': {
+    tag: 'Orders',
+    operationId: 'answerCodConfirmation',
+    summary: "Record the buyer's answer to a COD confirmation",
+    description:
+      'For a company that confirms cash-on-delivery orders before booking, a new COD order carries `cod_confirmation.status: pending` ' +
+      'and no courier is booked until the buyer answers. `confirm`: the confirmation is settled and the courier booking queued ' +
+      '(when the company books automatically and the order has an address). `decline`: the order is cancelled and its stock released. ' +
+      'Either sends `order.cod_confirmation_settled` (and `order.status_changed` on a decline). Idempotent: the same answer again ' +
+      'answers the order as it is and sends nothing; the other answer once settled is 409 `conflict`; an order asked nothing is 422. ' +
+      'Pass `phone` whenever answering for a buyer: the order is found only if it belongs to that number (otherwise 404).',
+    responses: { 200: 'The order as GET /orders/{reference} shows it, its confirmation settled' },
+    requestExample: { answer: 'confirm', phone: '+91 98765 43210' },
+  },
   'GET /customers': {
     tag: 'Customers',
     operationId: 'findCustomer',
@@ -155,7 +170,8 @@ export const OPERATIONS: Record<string, OperationDoc> = {
       '`X-Webhook-Signature: t=<unix>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`; the signing `secret` is in this answer only. ' +
       'The URL must be https and must not point at a loopback, private, link-local or metadata address (400 on `url`); redirects are ' +
       'not followed. At most 10 endpoints per company (422). Event types: order.created, order.status_changed, shipment.updated, ' +
-      'invoice.issued, payment.recorded, customer.messaging_opt_out_changed; see the webhooks guide for bodies and retries.',
+      'invoice.issued, payment.recorded, customer.messaging_opt_out_changed, order.cod_confirmation_requested, ' +
+      'order.cod_confirmation_settled; see the webhooks guide for bodies and retries.',
     responses: { 201: 'Added; the secret is shown this once' },
     requestExample: { url: 'https://hooks.example.com/commerce', events: ['order.created', 'shipment.updated'], description: 'chat flow' },
   },

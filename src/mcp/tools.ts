@@ -3,6 +3,7 @@ import { pageEnvelope } from '../contract/paging.js';
 import { browseQuerySchema, browseResponseSchema, categoriesResponseSchema, productDetailResponseSchema, productIdSchema } from '../contract/catalogue.js';
 import { customerLookupQuery, customerSchema } from '../contract/customers.js';
 import { orderLookupParams, orderLookupQuery, orderLookupSchema, orderSchema, placeOrderBody } from '../contract/orders.js';
+import { codConfirmationArgs } from '../contract/cod-answer.js';
 import { itemLookupSchema, itemsQuerySchema, itemsResponseSchema, itemResponseSchema } from '../contract/items.js';
 import { CHECKOUT_TOOLS } from './checkout-tools.js';
 import { define, read, type ToolDefinition } from './tool-definition.js';
@@ -101,6 +102,21 @@ export const TOOLS: ToolDefinition[] = [
       const { order, duplicate } = await services.orders.place(tenant, args);
       return duplicate ? { data: order, duplicate: true } : { data: order };
     },
+  }),
+  define({
+    name: 'confirm_cod_order',
+    title: "Record the buyer's COD confirmation",
+    description:
+      'For a cash-on-delivery order whose cod_confirmation.status is "pending" (the company confirms COD orders before booking a courier; get_order and find_customer show it): ' +
+      'record the buyer\'s answer. answer "confirm": the order will ship (a courier is booked when the company books automatically). answer "decline": the order is cancelled and its stock released; say so to the buyer. ' +
+      'Ask the buyer plainly first and send exactly what they chose. The same answer again changes nothing; the other answer once settled is refused (conflict); an order asked nothing answers unprocessable. ' +
+      'When answering for a customer, ALWAYS pass their phone: the order is found only if it is theirs (otherwise not_found). Returns the order as get_order does.',
+    input: codConfirmationArgs,
+    output: z.object({ data: orderLookupSchema }),
+    annotations: { title: "Record the buyer's COD confirmation", readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    run: async ({ services, tenant, origin }, args) => ({
+      data: await services.codConfirmations.answer(tenant, args.reference, args.phone, args.answer, origin),
+    }),
   }),
   ...CHECKOUT_TOOLS,
   define({

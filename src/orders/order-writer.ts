@@ -38,8 +38,9 @@ function createdEvent(w: PlaceOrderWrite): PlacedEvent {
     items: w.lines.map(lineOut),
     shipment: null,
     invoice: null,
+    cod_confirmation: null, // place_order_with_event() puts the one place_order() asked for
   };
-  return { id: newId('evt'), data };
+  return { id: newId('evt'), data, cod_requested_id: newId('evt') };
 }
 
 /** What POST /orders decided, everything but the order number (the writer takes it). */

@@ -111,6 +111,8 @@ export const CHECKOUT_CLOSED = 'CS410';
 export interface PlacedEvent {
   id: string;
   data: Record<string, unknown>;
+  /** the id of its order.cod_confirmation_requested event, recorded when place_order() asks for a COD confirmation */
+  cod_requested_id: string;
 }
 
 /**
@@ -210,7 +212,19 @@ export async function insertDraftOrder(
 /** An order as the API shows it: its own columns and its customer's name and phone. */
 export type OrderRow = Pick<
   OrderRecord,
-  'id' | 'order_number' | 'status' | 'amount' | 'currency' | 'created_at' | 'external_reference' | 'payment' | 'delivery_address'
+  | 'id'
+  | 'order_number'
+  | 'status'
+  | 'amount'
+  | 'currency'
+  | 'created_at'
+  | 'external_reference'
+  | 'payment'
+  | 'delivery_address'
+  | 'cod_confirmation'
+  | 'cod_confirmation_due_at'
+  | 'cod_confirmation_settled_at'
+  | 'cod_confirmation_settled_by'
 > & { customer_name: CustomerRecord['name']; customer_phone: CustomerRecord['phone_e164'] };
 
 type Prefixed<Row, K extends keyof Row & string, P extends string> = { [F in K as `${P}${F}`]: Row[F] | null };
@@ -230,6 +244,7 @@ export type LineRow = Pick<OrderLineRow, (typeof LINE_FIELDS)[number]>;
 const LINE_COLUMNS = columnList(orderLines, LINE_FIELDS);
 
 const ORDER_COLUMNS = sql`o.id, o.order_number, o.status, o.amount, o.currency, o.created_at, o.external_reference, o.payment, o.delivery_address,
+  o.cod_confirmation, o.cod_confirmation_due_at, o.cod_confirmation_settled_at, o.cod_confirmation_settled_by,
   c.name AS customer_name, c.phone_e164 AS customer_phone`;
 
 export async function findOrderById(db: Db, companyId: string, orderId: string): Promise<OrderRow | undefined> {

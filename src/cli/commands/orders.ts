@@ -4,6 +4,7 @@ import { AppError, validationError } from '../../contract/errors.js';
 import { issuesToDetails } from '../../contract/validation.js';
 import { Decimal } from '../../lib/money.js';
 import { draftOrderBody } from '../../contract/orders.js';
+import { COD_ANSWERS, type CodAnswer } from '../../contract/cod-answer.js';
 import { ORDER_TARGETS, type OrderTarget } from '../../fulfilment/lifecycle.service.js';
 import { parse, str, UsageError } from '../args.js';
 import { companyId, withHint, type CommandGroup } from '../command.js';
@@ -36,6 +37,15 @@ export const orderCommands: CommandGroup = {
     async run(args, ctx) {
       const { values, pos } = parse(args, companyFlag, ['ref']);
       showOrder(ctx, await ctx.services.fulfilment.confirm((await companyId(ctx, values))!, pos[0]));
+    },
+  },
+  'order cod-confirm': {
+    usage: `order cod-confirm <ref> <${COD_ANSWERS.join('|')}> --company <id|slug>`,
+    summary: "settle a COD order's pending confirmation for the buyer: confirm (a courier booking follows) or decline (the order is cancelled, stock released)",
+    async run(args, ctx) {
+      const { values, pos } = parse(args, companyFlag, ['ref', 'answer']);
+      if (!(COD_ANSWERS as readonly string[]).includes(pos[1])) throw new UsageError(`answer must be one of ${COD_ANSWERS.join(', ')}`);
+      showOrder(ctx, await ctx.services.codConfirmations.staffAnswer((await companyId(ctx, values))!, pos[0], pos[1] as CodAnswer));
     },
   },
   'order draft create': {
@@ -161,7 +171,7 @@ export const orderCommands: CommandGroup = {
   'orders attention': {
     usage: 'orders attention [--company <id|slug>]',
     summary:
-      'orders needing staff, oldest first: courier updates held (e.g. delivered for a cancelled order), failed bookings, and payments to refund (money for a checkout no longer payable)',
+      'orders needing staff, oldest first: courier updates held (e.g. delivered for a cancelled order), failed bookings, payments to refund (money for a checkout no longer payable), and COD confirmations past their time limit (order cod-confirm)',
     async run(args, ctx) {
       const { values } = parse(args, companyFlag, []);
       const rows = await ctx.services.fulfilment.listAttention(await companyId(ctx, values, false));

@@ -17,7 +17,8 @@
 -- insert waits on the external_reference index for a concurrent first attempt; when the reference is taken it raises
 -- SQLSTATE CS200 and nothing is kept. Lines and the job are written before the stock rows are locked
 -- (reserve_stock). An order completing a checkout takes the checkout's held stock instead, when it holds these lines
--- (complete_checkout_stock). Returns the order's columns and the customer's name and phone.
+-- (complete_checkout_stock). A COD order of a company that confirms COD before booking gets a pending confirmation
+-- and no booking job (request_cod_confirmation). Returns the order's columns and the customer's name and phone.
 -- plan: postgres=auto citus=custom
 CREATE OR REPLACE FUNCTION place_order(p_company text, p jsonb) RETURNS jsonb
 LANGUAGE plpgsql AS $$
@@ -27,6 +28,7 @@ DECLARE
   c customers%ROWTYPE;
   o orders%ROWTYPE;
   hook text;
+  cod_due timestamptz;
 BEGIN
   c := upsert_customer(p_company, p->'customer');
 
@@ -50,7 +52,8 @@ BEGIN
          (x.l->>'unit_price')::numeric, (x.l->>'line_total')::numeric, (x.l->>'tax_rate')::numeric,
          coalesce((x.l->>'discount')::numeric, 0), coalesce((x.l->>'shipping')::numeric, 0)
     FROM jsonb_array_elements(p->'lines') WITH ORDINALITY AS x(l, ord);
-  IF p->>'booking_job_id' IS NOT NULL THEN
+  cod_due := request_cod_confirmation(p_company, o.id, o.payment);
+  IF p->>'booking_job_id' IS NOT NULL AND cod_due IS NULL THEN
     PERFORM enqueue_courier_booking(p_company, p->>'booking_job_id', o.id);
   END IF;
 
@@ -83,5 +86,7 @@ BEGIN
   RETURN jsonb_build_object(
     'id', o.id, 'order_number', o.order_number, 'status', o.status, 'amount', o.amount::text, 'currency', o.currency,
     'created_at', o.created_at, 'external_reference', o.external_reference, 'payment', o.payment,
-    'delivery_address', o.delivery_address, 'customer_name', c.name, 'customer_phone', c.phone_e164);
+    'delivery_address', o.delivery_address, 'customer_name', c.name, 'customer_phone', c.phone_e164,
+    'cod_confirmation', CASE WHEN cod_due IS NULL THEN NULL ELSE 'pending' END, 'cod_confirmation_due_at', cod_due,
+    'cod_confirmation_settled_at', NULL, 'cod_confirmation_settled_by', NULL);
 END $$;

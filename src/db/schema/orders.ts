@@ -8,6 +8,9 @@ import { customers } from './customers.js';
 export const ORDER_STATUSES = ['draft', 'confirmed', 'packed', 'shipped', 'delivered', 'cancelled', 'returned'] as const;
 export const COD_CONFIRMATION_STATES = ['pending', 'confirmed', 'declined'] as const;
 export type CodConfirmationState = (typeof COD_CONFIRMATION_STATES)[number];
+/** Who settled a COD confirmation (migration 0029): the buyer (through the flow), staff, the time limit, a payment online. */
+export const COD_SETTLED_BY = ['buyer', 'staff', 'timeout', 'payment'] as const;
+export type CodSettledBy = (typeof COD_SETTLED_BY)[number];
 
 /** The shipping address an order keeps (a snapshot taken when it is placed). */
 export interface StoredAddress {
@@ -49,6 +52,7 @@ export const orders = pgTable(
     cod_confirmation: text({ enum: COD_CONFIRMATION_STATES }),
     cod_confirmation_due_at: timestamptz(),
     cod_confirmation_settled_at: timestamptz(),
+    cod_confirmation_settled_by: text({ enum: COD_SETTLED_BY }),
   },
   (t) => [
     primaryKey({ columns: [t.company_id, t.id] }),

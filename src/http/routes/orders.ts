@@ -4,11 +4,12 @@ import { z } from 'zod';
 import type { Services } from '../../services.js';
 import { errorResponses } from '../../contract/error-responses.js';
 import { orderLookupParams, orderLookupQuery, orderLookupSchema, orderSchema, placeOrderBody } from '../../contract/orders.js';
+import { codConfirmationBody } from '../../contract/cod-answer.js';
 
 export const ORDER_BODY_LIMIT = 32 * 1024;
 
 /** REST door for orders: parse, call the service, shape. */
-export function registerOrderRoutes(api: FastifyInstance, { orders, media }: Pick<Services, 'orders' | 'media'>): void {
+export function registerOrderRoutes(api: FastifyInstance, { orders, media, codConfirmations }: Pick<Services, 'orders' | 'media' | 'codConfirmations'>): void {
   const app = api.withTypeProvider<ZodTypeProvider>();
 
   app.post(
@@ -44,5 +45,19 @@ export function registerOrderRoutes(api: FastifyInstance, { orders, media }: Pic
       },
     },
     async (req) => ({ data: await orders.lookup(req.tenant, req.params.reference, req.query.phone, media.origin(req)) }),
+  );
+
+  app.post(
+    '/orders/:reference/cod-confirmation',
+    {
+      schema: {
+        params: orderLookupParams,
+        body: codConfirmationBody,
+        response: { 200: z.object({ data: orderLookupSchema }), ...errorResponses([400, 401, 403, 404, 409, 413, 415, 422, 429, 500], ['conflict']) },
+      },
+    },
+    async (req) => ({
+      data: await codConfirmations.answer(req.tenant, req.params.reference, req.body.phone, req.body.answer, media.origin(req)),
+    }),
   );
 }
