@@ -43,6 +43,7 @@ describe('GET /customers', () => {
           currency: 'INR',
           order_date: o.created_at,
           external_reference: o.external_reference,
+          cod_confirmation: null,
         })),
       });
     }

@@ -19,6 +19,7 @@ export const SPEC_ROUTES: {
     body: { customer: { name: 'A', phone: '9876543210' }, items: [{ product_id: 'SKU-1', quantity: 1 }], external_reference: 'r-1' },
   },
   { name: 'order lookup', method: 'GET', url: '/orders/ORD-1' },
+  { name: 'cod confirmation', method: 'POST', url: '/orders/ORD-1/cod-confirmation', body: { answer: 'confirm' } },
   { name: 'customer lookup', method: 'GET', url: '/customers?phone=9876543210' },
   { name: 'mcp', method: 'POST', url: '/mcp', body: { jsonrpc: '2.0', id: 1, method: 'tools/list' } },
   { name: 'messaging opt-out', method: 'PUT', url: '/customers/messaging-opt-out', body: { phone: '9876543210', messaging_opted_out: true } },

@@ -119,6 +119,7 @@ describe('OpenAPI document', () => {
         '/mcp',
         '/orders',
         '/orders/{reference}',
+        '/orders/{reference}/cod-confirmation',
         '/webhooks',
         '/webhooks/{id}',
         '/ucp/settings',
@@ -150,6 +151,7 @@ describe('OpenAPI document', () => {
       'get /catalog/categories': [401, 403, 429, 500, 503],
       'post /orders': [400, 401, 403, 404, 409, 413, 415, 422, 429, 500, 503],
       'get /orders/{reference}': [400, 401, 403, 404, 429, 500, 503],
+      'post /orders/{reference}/cod-confirmation': [400, 401, 403, 404, 409, 413, 415, 422, 429, 500, 503],
       'get /customers': [400, 401, 403, 404, 429, 500, 503],
       'post /mcp': [400, 401, 403, 413, 415, 429, 500, 503],
       'put /customers/messaging-opt-out': [400, 401, 403, 404, 413, 415, 429, 500, 503],
@@ -164,7 +166,11 @@ describe('OpenAPI document', () => {
       'delete /ucp/hosts/{host}': [400, 401, 403, 404, 429, 500, 503],
     };
     // where a status has several codes, the one each route answers
-    const chosen: Record<string, ErrorKind[]> = { 'post /orders': ['insufficient_stock'], 'post /ucp/hosts': ['conflict'] };
+    const chosen: Record<string, ErrorKind[]> = {
+      'post /orders': ['insufficient_stock'],
+      'post /orders/{reference}/cod-confirmation': ['conflict'],
+      'post /ucp/hosts': ['conflict'],
+    };
     for (const [key, statuses] of Object.entries(expected)) {
       const [method, path] = key.split(' ');
       const responses = doc.paths[path][method].responses;

@@ -3,6 +3,7 @@ import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { createCompanyWithKey } from '../helpers/fixtures.js';
 import { addLocations, addProduct } from '../helpers/catalogue-fixtures.js';
+import { writeCodSettings } from '../../src/cod/cod-settings.queries.js';
 
 /**
  * What every real MCP client is run through: each tool called once with only the arguments the contract
@@ -16,6 +17,7 @@ export const REQUIRED: Record<string, string[]> = {
   browse_catalog: [],
   cancel_checkout: ['id', 'idempotency_key'],
   complete_checkout: ['id', 'payment_data', 'idempotency_key'],
+  confirm_cod_order: ['reference', 'answer'],
   create_checkout: ['checkout'],
   find_customer: ['phone'],
   get_checkout: ['id'],
@@ -58,6 +60,8 @@ export async function openShop(): Promise<Shop> {
     const { company, key } = await createCompanyWithKey(ctx.services);
     await addLocations(ctx.db, company.id);
     await ctx.services.ucpSettings.set(company.id, { enabled: true });
+    // COD orders wait for their buyer's confirmation (confirm_cod_order); prepaid ones are as before
+    await writeCodSettings(ctx.db, company.id, { confirm_before_booking: true });
     await ctx.services.shippingRates.create(company.id, { id: 'std', title: 'Standard', level: 'standard', zone_kind: 'everywhere', price: '49.00' });
     await addProduct(ctx.db, company.id, {
       sku: 'SHIRT',
@@ -143,6 +147,14 @@ export function toolCalls(run: 'required' | 'nulls', client: string): ToolCall[]
       args: order(`${ref}-address`, { ...unset('notes', 'payment', 'payment_reference'), delivery_address: address }),
     });
   }
+  calls.push(
+    {
+      label: 'place_order (cash on delivery)',
+      tool: 'place_order',
+      args: order(`${ref}-cod`, { ...unset('notes', 'delivery_address', 'payment_reference'), payment: 'cod' }),
+    },
+    { label: 'confirm_cod_order', tool: 'confirm_cod_order', args: { reference: `${ref}-cod`, answer: 'confirm', ...unset('phone') } },
+  );
   const line = { item: { id: 'SHIRT-RED-XL', ...unset('title') }, quantity: 1, ...unset('id') };
   calls.push(
     {
@@ -195,6 +207,14 @@ export async function expectRestShaped(shop: Shop, call: ToolCall, answer: unkno
       expect(repeat.body.duplicate, label).toBe(true);
       expect(got, label).toEqual({ data: repeat.body.data });
       expect(got.data, label).toMatchObject({ order_status: 'confirmed', external_reference: args.external_reference, amount: '979.75' });
+      return;
+    }
+    case 'confirm_cod_order': {
+      // the same answer again over REST answers the same order, settled once
+      const res = await shop.rest('POST', `/orders/${String(args.reference)}/cod-confirmation`, { answer: args.answer });
+      expect(res.status, label).toBe(200);
+      expect(got, label).toEqual(unsign(res.body));
+      expect(got.data, label).toMatchObject({ cod_confirmation: { status: 'confirmed', settled_by: 'buyer' } });
       return;
     }
     case 'create_checkout': {

@@ -3,6 +3,7 @@ import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { BASE, orderBody, post as postOrder, shop } from '../helpers/orders.js';
 import { TOOLS } from '../../src/mcp/tools.js';
+import { writeCodSettings } from '../../src/cod/cod-settings.queries.js';
 
 /**
  * Every tool, in both eras, answers the same bytes whichever road its tools/call takes: the direct path (our writer
@@ -16,6 +17,7 @@ let direct: TestApp;
 let sdk: TestApp;
 let s: Awaited<ReturnType<typeof shop>>;
 let orderNumber: string;
+let codOrderNumber: string;
 let placed: Record<string, unknown>;
 let checkoutId: string;
 let toCancel: string;
@@ -38,6 +40,13 @@ beforeAll(async () => {
   const res = await postOrder(direct, s.headers, placed);
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   orderNumber = (res.body as { data: { order_number: string } }).data.order_number;
+  await writeCodSettings(direct.db, s.companyId, { confirm_before_booking: true });
+  const cod = await postOrder(
+    direct,
+    s.headers,
+    orderBody({ customer: { name: 'Asha Rao', phone: PHONE }, payment: 'cod', items: [{ product_id: 'RICE-LOOSE', quantity: 1 }] }),
+  );
+  codOrderNumber = (cod.body as { data: { order_number: string } }).data.order_number;
   await direct.services.ucpSettings.set(s.companyId, { enabled: true });
   await direct.services.shippingRates.create(s.companyId, { id: 'std', title: 'Standard', level: 'standard', zone_kind: 'everywhere', price: '49.00' });
   const business = (await direct.services.ucpSettings.byCompany(s.companyId))!;
@@ -68,6 +77,8 @@ const SAMPLES: Record<string, { ok: () => Record<string, unknown>; refused?: Rec
   list_categories: { ok: () => ({}) },
   find_customer: { ok: () => ({ phone: PHONE }), refused: { phone: '12' } },
   get_order: { ok: () => ({ reference: orderNumber, phone: PHONE }), refused: { reference: 'ORD-NOPE' } },
+  // confirmed at the first call; every later call answers the same
+  confirm_cod_order: { ok: () => ({ reference: codOrderNumber, answer: 'confirm', phone: PHONE }), refused: { reference: 'ORD-NOPE', answer: 'confirm' } },
   place_order: { ok: () => placed, refused: { customer: { name: 'A', phone: PHONE }, items: [], external_reference: 'x' } },
   search_products: { ok: () => ({ search: 'rice' }), refused: { limit: 'many' } },
   get_product: { ok: () => ({ id: 'RICE-LOOSE' }), refused: {} },

@@ -33,6 +33,7 @@ describe('GET /orders/{reference}', () => {
       items: [{ sku: 'TEE-M', name: 'Cotton Tee (M)', quantity: '2.000', unit_price: '299.00', line_total: '598.00' }],
       shipment: null,
       invoice: null,
+      cod_confirmation: null,
     };
     for (const ref of [order.order_number, order.order_id, 'WA-LOOKUP-1']) {
       const res = await get(ctx, s.headers, `/orders/${enc(ref)}`);

@@ -61,6 +61,7 @@ describe('POST /orders: creation', () => {
         pincode: '560038',
         phone: '+919988776655',
       },
+      cod_confirmation: null,
     });
     expect((await stockRow(ctx, s.companyId, s.variantIds['TEE-M'])).reserved).toBe('3.000');
     expect((await stockRow(ctx, s.companyId, s.variantIds['TEE-L'])).reserved).toBe('1.000');

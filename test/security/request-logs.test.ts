@@ -179,6 +179,9 @@ describe('request logs at the default level', () => {
       { url: `${BASE}/orders/${q(REFERENCE)}`, headers: key },
       { url: `${BASE}/orders/${UNKNOWN_REFERENCE}`, headers: key },
       { url: `${BASE}/orders/${q(EMAIL)}?phone=${q(`+91 ${UNKNOWN_PHONE_DIGITS}`)}`, headers: key },
+      // the COD confirmation answer: an order never asked (422) and an unknown one (404), the phone in the body
+      { method: 'POST', url: `${BASE}/orders/${REFERENCE}/cod-confirmation?${personal}`, headers: key, payload: { answer: 'confirm', phone: PHONE } },
+      { method: 'POST', url: `${BASE}/orders/${UNKNOWN_REFERENCE}/cod-confirmation`, headers: key, payload: { answer: 'decline', phone: EMAIL } },
       { url: `${BASE}/customers?${personal}&recent_orders=2`, headers: key },
       { url: `${BASE}/customers?phone=${q(`0${UNKNOWN_PHONE_DIGITS}`)}`, headers: key },
       { method: 'PUT', url: `${BASE}/customers/messaging-opt-out?${personal}`, headers: key, payload: { phone: PHONE, messaging_opted_out: true } },
