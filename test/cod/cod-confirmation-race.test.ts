@@ -14,6 +14,7 @@ import { prng } from '../helpers/prng.js';
 const ctx = useTestApp();
 
 const SKUS = ['TEE-S', 'TEE-M', 'TEE-L'];
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function codShop(stock: string) {
   const s = await shop(ctx, [{ sku: 'TEE', name: 'Tee', variants: SKUS.map((sku) => ({ sku, selling_price: '499.00', stock })) }], {
@@ -75,14 +76,18 @@ describe('COD confirmation under concurrency', () => {
     for (let i = 0; i < 12; i++) orders.push(await placeCod(url, s, [{ product_id: SKUS[i % 3], quantity: 2 }], i));
 
     const outcomes = await Promise.all(
-      orders.map(async (o) => {
+      orders.map(async (o, i) => {
+        // staff's cancel, in this process, would start before the two requests reach the server (each takes a few hundred
+        // ms with 24 in flight): it is held back 0-600 ms, so each of the three is first for some orders (see the log line)
         const [confirm, decline, staff] = await Promise.all([
           answer(url, s, o.order_number, 'confirm'),
           answer(url, s, o.order_number, 'decline'),
-          ctx.services.fulfilment.move(s.companyId, o.order_number, 'cancelled').then(
-            () => 'cancelled',
-            (err: { kind?: string }) => err.kind ?? 'error',
-          ),
+          sleep([0, 150, 300, 600][i % 4])
+            .then(() => ctx.services.fulfilment.move(s.companyId, o.order_number, 'cancelled'))
+            .then(
+              () => 'cancelled',
+              (err: { kind?: string }) => err.kind ?? 'error',
+            ),
         ]);
         return { o, confirm: confirm.status, decline: decline.status, staff };
       }),
