@@ -7,6 +7,7 @@ import { createCheckoutService } from '../../src/checkout/checkout.service.js';
 import { paymentHandlers } from '../../src/checkout/ucp-profile.js';
 import type { Db } from '../../src/db/index.js';
 import { createOrderWriter } from '../../src/orders/order-writer.js';
+import { writeCodSettings } from '../../src/cod/cod-settings.queries.js';
 import { useTestApp } from '../helpers/app.js';
 import { auditCompany } from '../helpers/audit.js';
 import { count, get, listeningUrl, shop, stockRow, uid } from '../helpers/orders.js';
@@ -156,6 +157,21 @@ describe('UCP checkout completion', () => {
     expect(reservations.filter((r) => r.status === 'open')).toEqual([{ id: hold.id, order_id: done.body.order.id, status: 'open' }]);
     expect(await b.reserved()).toBe('3.000');
     await expectSound(b.companyId);
+  });
+
+  it('cash on delivery where the company confirms COD first: the order waits for its buyer (pending, the requested event, no booking)', async () => {
+    const b = await business('5');
+    await ctx.services.companies.update(b.companyId, { auto_courier_booking: true });
+    await writeCodSettings(ctx.db, b.companyId, { confirm_before_booking: true });
+    const { id } = await b.ready(2);
+    const done = await b.call('POST', `/checkout-sessions/${id}/complete`, COD);
+    expect(done.body.status).toBe('completed');
+    const lookup = await get(ctx, b.headers, `/orders/${id}`);
+    expect(lookup.body.data.cod_confirmation).toMatchObject({ status: 'pending', settled_by: null });
+    expect(await count(ctx, 'jobs', b.companyId)).toBe(0);
+    const events = await ctx.db.query<{ type: string }>(sql`SELECT type FROM events WHERE company_id = ${b.companyId} ORDER BY seq`);
+    expect(events.map((e) => e.type)).toEqual(['order.created', 'order.cod_confirmation_requested']);
+    expect(await b.reserved()).toBe('2.000');
   });
 
   it('the order at its permalink: lines, promised delivery and totals as completed, kept however the rates change; other orders are not there', async () => {
