@@ -81,7 +81,7 @@ export function showOrderDetail(ctx: CommandContext, d: OrderDetail): void {
     ['Order', `${d.order_number} (${d.order_id})${d.external_reference ? `, reference ${d.external_reference}` : ''}`],
     ['Status', `${d.order_status}: ${d.status_label}`],
     ['Placed', d.created_at],
-    ['Amount', `${d.amount} INR, ${d.payment}`],
+    ['Amount', `${d.amount} INR, ${d.payment}${d.cod_confirmation ? ` (COD confirmation ${d.cod_confirmation})` : ''}`],
     ['Customer', [d.customer.name, d.customer.phone, d.customer.email].filter(Boolean).join(', ')],
     ['Deliver to', address ?? '(no address yet)'],
     [

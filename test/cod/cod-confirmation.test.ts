@@ -290,6 +290,31 @@ describe('the time limit', () => {
     await expect(ctx.services.codConfirmations.staffAnswer(s.companyId, order.order_number, 'decline')).rejects.toMatchObject({ kind: 'conflict' });
   });
 
+  it('a fault settling one order fails that order alone (logged, counted, tried again at the next poll); the others are settled', async () => {
+    const s = await codShop({ on_timeout: 'cancel' });
+    const [bad, good] = [await codOrder(s, 1), await codOrder(s, 2)];
+    await overdue(s.companyId, bad.order_id);
+    await overdue(s.companyId, good.order_id);
+    const errors: string[] = [];
+    const faulty = createCodConfirmationWorker({
+      db: ctx.db,
+      config: ctx.config,
+      confirmations: {
+        settleIn: (tx, companyId, orderId, outcome, by) =>
+          orderId === bad.order_id ? Promise.reject(new Error('provider down')) : ctx.services.codConfirmations.settleIn(tx, companyId, orderId, outcome, by),
+      },
+      log: ctx.workerLog('cod-confirmation'),
+      onError: (stage) => errors.push(stage),
+    });
+    await faulty.runOnce();
+    expect(errors).toEqual(['order']);
+    expect((await orderRow(s.companyId, bad.order_id)).cod_confirmation).toBe('pending');
+    expect((await orderRow(s.companyId, good.order_id)).cod_confirmation).toBe('declined');
+    expect(ctx.logs).toContainEqual(expect.objectContaining({ component: 'cod-confirmation', order: bad.order_number, level: 50 }));
+    await worker().runOnce();
+    expect((await orderRow(s.companyId, bad.order_id)).cod_confirmation).toBe('declined');
+  });
+
   it('an order held by someone else is skipped, and settled at a later poll', async () => {
     const s = await codShop({ on_timeout: 'cancel' });
     const order = await codOrder(s, 1);
