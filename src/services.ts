@@ -18,6 +18,7 @@ import { createAgentProfiles } from './checkout/agent-profile.js';
 import { orderNumbersFor } from './orders/order-numbers.js';
 import { createOrderWriter } from './orders/order-writer.js';
 import { createPaymentService } from './payments/payments.service.js';
+import { createPaymentLinkService } from './cod/payment-links.service.js';
 
 /**
  * Every service, built once per process from its narrow dependencies; REST and MCP call the same ones. Catalogue reads
@@ -43,6 +44,9 @@ export function createServices({ db, config }: { db: Db & { replica?: Db }; conf
   });
   // a payment captured on Razorpay's hosted checkout completes its checkout (in the webhook event's transaction)
   payments.onEvent('checkout', (companyId, event, binding, tx) => checkout.paymentEvent(companyId, event, binding, tx));
+  // a payment link paid turns its COD order prepaid (in the webhook event's transaction)
+  const paymentLinks = createPaymentLinkService({ db, payments });
+  payments.onEvent('payment_link', (companyId, event, binding, tx) => paymentLinks.paymentEvent(companyId, event, binding, tx));
   return {
     companies: createCompanyService({ db }),
     taxProfiles: createTaxProfileService({ db }),
@@ -59,6 +63,7 @@ export function createServices({ db, config }: { db: Db & { replica?: Db }; conf
     ucpSettings: createUcpSettingsService({ db }),
     ucpDiscovery,
     payments,
+    paymentLinks,
   };
 }
 

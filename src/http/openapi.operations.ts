@@ -128,6 +128,35 @@ export const OPERATIONS: Record<string, OperationDoc> = {
       'Pass `phone` whenever answering a customer: the order is returned only if it belongs to that number.',
     responses: { 200: 'The order' },
   },
+  'POST /orders/:reference/payment-link': {
+    tag: 'Orders',
+    operationId: 'createPaymentLink',
+    summary: 'Payment link for a COD order (COD to prepaid)',
+    description:
+      'A Razorpay payment link for what a cash-on-delivery order still owes (the invoice\'s amount due once issued, else the order amount), ' +
+      'for an order not yet shipped. The service does not send it: send `short_url` to the buyer yourself. While the order has a live link ' +
+      'for that amount it is answered again (200, `existing: true`) instead of a second one. When the link is paid the same order becomes ' +
+      'prepaid (its number and reserved stock unchanged; `payment_reference` is the payment id) and the `order.payment_link_paid` event is sent. ' +
+      'Pass `phone` when acting for a customer: only their order is found. 422 `unprocessable`: the order is prepaid, shipped, delivered, ' +
+      'cancelled or returned, nothing is due, or the company has no payment provider (or its provider refused); 503: the provider did not answer, nothing was made.',
+    responses: { 201: 'A new payment link', 200: 'The live link the order already had (`existing: true`)' },
+    requestExample: { phone: '+91 98765 43210', expire_in_minutes: 1440 },
+    responseExamples: {
+      201: {
+        data: {
+          link_id: 'plink_Nq3Vx8sJmYb2Lk',
+          order_id: orderExample.order_id,
+          order_number: orderExample.order_number,
+          short_url: 'https://rzp.io/i/AbC123xyZ',
+          amount: orderExample.amount,
+          currency: 'INR',
+          status: 'created',
+          expires_at: '2026-10-15T09:31:02.000Z',
+          created_at: '2026-10-14T09:31:02.118Z',
+        },
+      },
+    },
+  },
   'GET /customers': {
     tag: 'Customers',
     operationId: 'findCustomer',

@@ -3,6 +3,7 @@ import { pageEnvelope } from '../contract/paging.js';
 import { browseQuerySchema, browseResponseSchema, categoriesResponseSchema, productDetailResponseSchema, productIdSchema } from '../contract/catalogue.js';
 import { customerLookupQuery, customerSchema } from '../contract/customers.js';
 import { orderLookupParams, orderLookupQuery, orderLookupSchema, orderSchema, placeOrderBody } from '../contract/orders.js';
+import { paymentLinkBody, paymentLinkParams, paymentLinkResponse } from '../contract/payment-links.js';
 import { itemLookupSchema, itemsQuerySchema, itemsResponseSchema, itemResponseSchema } from '../contract/items.js';
 import { CHECKOUT_TOOLS } from './checkout-tools.js';
 import { define, read, type ToolDefinition } from './tool-definition.js';
@@ -100,6 +101,23 @@ export const TOOLS: ToolDefinition[] = [
     run: async ({ services, tenant }, args) => {
       const { order, duplicate } = await services.orders.place(tenant, args);
       return duplicate ? { data: order, duplicate: true } : { data: order };
+    },
+  }),
+  define({
+    name: 'create_payment_link',
+    title: 'Payment link for a COD order',
+    description:
+      'Makes a Razorpay payment link for what a cash-on-delivery order still owes, so the buyer can pay now instead of in cash (COD to prepaid on the same order). ' +
+      'Only for a COD order not yet shipped; not for prepaid, shipped, delivered, cancelled or returned orders (unprocessable). ' +
+      'The service does not send the link: send short_url to the customer yourself. Asking again while the order has a live link for the amount due answers that same link (existing: true), never a second one. ' +
+      "When the customer pays, the same order becomes prepaid (get_order shows payment prepaid); nothing else changes. When acting for a customer, ALWAYS pass their phone: only their order is found. " +
+      'unavailable means the payment provider did not answer and nothing was made: try again shortly.',
+    input: paymentLinkParams.extend(paymentLinkBody.shape),
+    output: paymentLinkResponse,
+    annotations: { title: 'Payment link for a COD order', readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+    run: async ({ services, tenant }, { reference, ...body }) => {
+      const { link, existing } = await services.paymentLinks.create(tenant, reference, body);
+      return existing ? { data: link, existing: true } : { data: link };
     },
   }),
   ...CHECKOUT_TOOLS,

@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 const LAYERS: [layer: string, paths: string[]][] = [
   ['doors', ['src/http/routes/**', 'src/mcp/**', 'src/cli/**', 'src/server.ts', 'src/main.ts', 'src/app.ts']],
   ['wiring', ['src/services.ts', 'src/boot.ts', 'src/telemetry.ts', 'src/http/*.ts', 'src/seed/**']],
+  ['cod', ['src/cod/**']],
   ['fulfilment', ['src/fulfilment/**']],
   ['checkout', ['src/checkout/**']],
   ['orders', ['src/orders/**']],
