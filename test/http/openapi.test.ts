@@ -119,6 +119,7 @@ describe('OpenAPI document', () => {
         '/mcp',
         '/orders',
         '/orders/{reference}',
+        '/orders/{reference}/payment-link',
         '/webhooks',
         '/webhooks/{id}',
         '/ucp/settings',

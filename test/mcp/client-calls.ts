@@ -17,6 +17,7 @@ export const REQUIRED: Record<string, string[]> = {
   cancel_checkout: ['id', 'idempotency_key'],
   complete_checkout: ['id', 'payment_data', 'idempotency_key'],
   create_checkout: ['checkout'],
+  create_payment_link: ['reference'],
   find_customer: ['phone'],
   get_checkout: ['id'],
   get_order: ['reference'],
