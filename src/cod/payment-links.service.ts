@@ -48,7 +48,8 @@ const linkOut = (row: PaymentLinkRow, orderNumber: string): PaymentLinkOut => ({
 
 /** Why a link cannot be made for this order, as the 422's details; undefined when it can. */
 function refusal(order: Pick<LockedOrder, 'status' | 'payment' | 'order_number'>): AppError | undefined {
-  const refuse = (why: string) => new AppError('unprocessable', `order ${order.order_number} ${why}; no payment link was made`, [{ path: 'reference', message: why }]);
+  const refuse = (why: string) =>
+    new AppError('unprocessable', `order ${order.order_number} ${why}; no payment link was made`, [{ path: 'reference', message: why }]);
   if (order.payment !== 'cod') return refuse('is prepaid already');
   if (!PAYABLE_STATUSES.includes(order.status)) return refuse(`is ${order.status}`);
   return undefined;
@@ -60,12 +61,7 @@ function refusal(order: Pick<LockedOrder, 'status' | 'payment' | 'order_number'>
  * address and nothing is booked or queued yet. In the payment's transaction, the order row locked. Engineer B's
  * COD-confirmation service owns this state: this is the one place payment links settle it, to swap for B's settle.
  */
-export async function settleCodConfirmationByPayment(
-  tx: Db,
-  companyId: string,
-  order: Pick<LockedOrder, 'id' | 'delivery_address'>,
-  now: Date,
-): Promise<void> {
+export async function settleCodConfirmationByPayment(tx: Db, companyId: string, order: Pick<LockedOrder, 'id' | 'delivery_address'>, now: Date): Promise<void> {
   if (!(await confirmPendingCod(tx, companyId, order.id, now))) return;
   if (!order.delivery_address || !(await companyAutoCourierBooking(tx, companyId))) return;
   if (await hasBookingOrShipment(tx, companyId, order.id)) return;
@@ -90,7 +86,11 @@ export function createPaymentLinkService({
      * writes nothing (503 when it may work later, 422 when the company's account refused). With `phone`, only that
      * customer's order is found (the same 404 as GET /orders/{reference} otherwise). Staff (the CLI) pass the company alone.
      */
-    async create(tenant: { companyId: string; keyId?: string }, reference: string, body: PaymentLinkBody): Promise<{ link: PaymentLinkOut; existing: boolean }> {
+    async create(
+      tenant: { companyId: string; keyId?: string },
+      reference: string,
+      body: PaymentLinkBody,
+    ): Promise<{ link: PaymentLinkOut; existing: boolean }> {
       const companyId = tenant.companyId;
       const unknown = () => notFound('no order with this reference in this company; look it up by order number, order_id or your external_reference');
       let phoneE164: string | null = null;
@@ -195,7 +195,8 @@ export function createPaymentLinkService({
 /** A provider failure as the caller's error: 503 when the same call may work later, 422 when the account refused. */
 function providerFailure(err: unknown): never {
   if (!(err instanceof PaymentProviderError)) throw err;
-  if (err.retryable) throw new AppError('unavailable', 'the payment provider did not answer; nothing was made; try again shortly', undefined, { 'retry-after': '5' });
+  if (err.retryable)
+    throw new AppError('unavailable', 'the payment provider did not answer; nothing was made; try again shortly', undefined, { 'retry-after': '5' });
   throw new AppError('unprocessable', `the payment provider refused the link: ${err.message}`, [{ path: 'payment_provider', message: 'refused the request' }]);
 }
 

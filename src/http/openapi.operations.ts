@@ -133,7 +133,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     operationId: 'createPaymentLink',
     summary: 'Payment link for a COD order (COD to prepaid)',
     description:
-      'A Razorpay payment link for what a cash-on-delivery order still owes (the invoice\'s amount due once issued, else the order amount), ' +
+      "A Razorpay payment link for what a cash-on-delivery order still owes (the invoice's amount due once issued, else the order amount), " +
       'for an order not yet shipped. The service does not send it: send `short_url` to the buyer yourself. While the order has a live link ' +
       'for that amount it is answered again (200, `existing: true`) instead of a second one. When the link is paid the same order becomes ' +
       'prepaid (its number and reserved stock unchanged; `payment_reference` is the payment id) and the `order.payment_link_paid` event is sent. ' +

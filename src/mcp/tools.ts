@@ -110,7 +110,7 @@ export const TOOLS: ToolDefinition[] = [
       'Makes a Razorpay payment link for what a cash-on-delivery order still owes, so the buyer can pay now instead of in cash (COD to prepaid on the same order). ' +
       'Only for a COD order not yet shipped; not for prepaid, shipped, delivered, cancelled or returned orders (unprocessable). ' +
       'The service does not send the link: send short_url to the customer yourself. Asking again while the order has a live link for the amount due answers that same link (existing: true), never a second one. ' +
-      "When the customer pays, the same order becomes prepaid (get_order shows payment prepaid); nothing else changes. When acting for a customer, ALWAYS pass their phone: only their order is found. " +
+      'When the customer pays, the same order becomes prepaid (get_order shows payment prepaid); nothing else changes. When acting for a customer, ALWAYS pass their phone: only their order is found. ' +
       'unavailable means the payment provider did not answer and nothing was made: try again shortly.',
     input: paymentLinkParams.extend(paymentLinkBody.shape),
     output: paymentLinkResponse,

@@ -38,7 +38,12 @@ async function codOrder(opts: { razorpay?: boolean; auto?: boolean; payment?: 'c
 }
 
 async function createLink(s: { headers: Record<string, string> }, reference: string, body?: unknown) {
-  const res = await ctx.app.inject({ method: 'POST', url: `${BASE}/orders/${reference}/payment-link`, headers: s.headers, ...(body === undefined ? {} : { payload: body as object }) });
+  const res = await ctx.app.inject({
+    method: 'POST',
+    url: `${BASE}/orders/${reference}/payment-link`,
+    headers: s.headers,
+    ...(body === undefined ? {} : { payload: body as object }),
+  });
   return { status: res.statusCode, body: res.json() };
 }
 
@@ -57,9 +62,9 @@ const orderRow = async (companyId: string, id: string) =>
     )
   )[0];
 const eventTypes = async (companyId: string, orderId: string) =>
-  (
-    await ctx.db.query<{ type: string }>(sql`SELECT type FROM events WHERE company_id = ${companyId} AND subject_id = ${orderId} ORDER BY seq`)
-  ).map((e) => e.type);
+  (await ctx.db.query<{ type: string }>(sql`SELECT type FROM events WHERE company_id = ${companyId} AND subject_id = ${orderId} ORDER BY seq`)).map(
+    (e) => e.type,
+  );
 const paymentEvents = (companyId: string) =>
   ctx.db.query<{ event_type: string; status: string; note: string | null; payment_id: string | null }>(
     sql`SELECT event_type, status, note, payment_id FROM payment_events WHERE company_id = ${companyId} ORDER BY created_at, event_id`,
@@ -263,7 +268,12 @@ describe('the link paid: the same order becomes prepaid, once', () => {
     await ctx.db.query(sql`
       INSERT INTO order_payment_links (company_id, id, order_id, provider, short_url, amount)
       VALUES (${s.companyId}, ${second.id}, ${s.order.order_id}, 'razorpay', ${second.shortUrl}, 998.00)`);
-    await ctx.services.payments.bindOrder(s.companyId, { providerOrderId: second.id, purpose: 'payment_link', subjectId: s.order.order_id, amountPaise: 99_800 });
+    await ctx.services.payments.bindOrder(s.companyId, {
+      providerOrderId: second.id,
+      purpose: 'payment_link',
+      subjectId: s.order.order_id,
+      amountPaise: 99_800,
+    });
 
     const one = await rzp.pay(first.link_id);
     const two = await rzp.pay(second.id);

@@ -189,7 +189,9 @@ describe('tools/list', () => {
       expect(tool.inputSchema.type).toBe('object');
       expect(tool.outputSchema?.type).toBe('object');
       expect(tool.annotations?.title).toBeTruthy();
-      expect(tool.annotations?.readOnlyHint, tool.name).toBe(tool.name !== 'place_order' && !WRITES_CHECKOUT.includes(tool.name) && !WRITES_OTHER.includes(tool.name));
+      expect(tool.annotations?.readOnlyHint, tool.name).toBe(
+        tool.name !== 'place_order' && !WRITES_CHECKOUT.includes(tool.name) && !WRITES_OTHER.includes(tool.name),
+      );
       for (const [prop, schema] of Object.entries(tool.inputSchema.properties ?? {})) {
         if (tool.name !== 'place_order') expect((schema as { description?: string }).description, `${tool.name}.${prop}`).toBeTruthy();
       }

@@ -26,6 +26,13 @@ afterAll(async () => {
   await rzp?.close();
 });
 
+/** A success (the REST body) or a tool error (the REST error body), as the text content carries it. */
+interface ToolAnswer {
+  data: Record<string, string>;
+  existing?: true;
+  error: { code: string; message: string; details?: unknown };
+}
+
 async function codShop() {
   const s = await teeShop(ctx);
   const acct = rzp.account();
@@ -39,7 +46,7 @@ async function codShop() {
   clients.push(client);
   const call = async (name: string, args: Record<string, unknown>) => {
     const result = (await client.callTool({ name, arguments: args })) as { isError?: boolean; content: { text: string }[]; structuredContent?: unknown };
-    const body = JSON.parse(result.content[0].text) as Record<string, any>;
+    const body = JSON.parse(result.content[0].text) as ToolAnswer;
     if (!result.isError) expect(result.structuredContent).toEqual(body);
     return { isError: result.isError === true, body };
   };
@@ -59,7 +66,13 @@ describe('create_payment_link', () => {
     const first = await s.call('create_payment_link', { reference: s.order.order_number, phone: '98765 43210' });
     expect(first.isError).toBe(false);
     expect(first.body).toEqual({
-      data: expect.objectContaining({ order_id: s.order.order_id, amount: '499.00', currency: 'INR', status: 'created', link_id: expect.stringMatching(/^plink_/) }),
+      data: expect.objectContaining({
+        order_id: s.order.order_id,
+        amount: '499.00',
+        currency: 'INR',
+        status: 'created',
+        link_id: expect.stringMatching(/^plink_/),
+      }),
     });
     const second = await s.call('create_payment_link', { reference: s.order.order_id, phone: null, expire_in_minutes: null });
     expect(second.body).toEqual({ data: first.body.data, existing: true });

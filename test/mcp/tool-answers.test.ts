@@ -44,7 +44,13 @@ beforeAll(async () => {
   // a COD order with its payment link made, so create_payment_link answers that live link on both roads
   rzp = await fakeRazorpay();
   const acct = rzp.account();
-  await direct.services.payments.configure(s.companyId, { provider: 'razorpay', keyId: acct.keyId, keySecret: acct.keySecret, webhookSecret: 'whsec-tool-answers', baseUrl: rzp.url });
+  await direct.services.payments.configure(s.companyId, {
+    provider: 'razorpay',
+    keyId: acct.keyId,
+    keySecret: acct.keySecret,
+    webhookSecret: 'whsec-tool-answers',
+    baseUrl: rzp.url,
+  });
   const cod = await postOrder(direct, s.headers, { ...placed, external_reference: 'tool-answers-cod', payment: 'cod' });
   codNumber = (cod.body as { data: { order_number: string } }).data.order_number;
   await direct.services.paymentLinks.create({ companyId: s.companyId }, codNumber, {});

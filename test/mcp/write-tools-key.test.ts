@@ -68,7 +68,14 @@ describe('a tool definition', () => {
 
   it('of every tool that writes leaves the opt-in out', () => {
     const writing = TOOLS.filter((t) => !t.annotations.readOnlyHint);
-    expect(writing.map((t) => t.name).sort()).toEqual(['cancel_checkout', 'complete_checkout', 'create_checkout', 'create_payment_link', 'place_order', 'update_checkout']);
+    expect(writing.map((t) => t.name).sort()).toEqual([
+      'cancel_checkout',
+      'complete_checkout',
+      'create_checkout',
+      'create_payment_link',
+      'place_order',
+      'update_checkout',
+    ]);
     expect(writing.filter((t) => t.keyInFirstStatement).map((t) => t.name)).toEqual([]);
   });
 });

@@ -320,7 +320,12 @@ describe('events nothing here is bound to', () => {
 
   it('a capture carrying the payment-link note of an order with no link binding still needs attention', async () => {
     const s = await shop();
-    const made = await s.provider.createOrder({ amountPaise: 25_000, currency: 'INR', receipt: 'forged', notes: { [PAYMENT_LINK_ORDER_NOTE]: 'ord_not_bound' } });
+    const made = await s.provider.createOrder({
+      amountPaise: 25_000,
+      currency: 'INR',
+      receipt: 'forged',
+      notes: { [PAYMENT_LINK_ORDER_NOTE]: 'ord_not_bound' },
+    });
     await rzp.pay(made.id);
     expect((await events(s.company.id)).map((e) => e.status)).toEqual(['needs_attention', 'needs_attention']);
   });

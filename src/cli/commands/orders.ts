@@ -170,7 +170,9 @@ export const orderCommands: CommandGroup = {
         throw new UsageError(`--expire-in-minutes must be a whole number from ${PAYMENT_LINK_MIN_MINUTES} to ${PAYMENT_LINK_MAX_MINUTES}`);
       const { link, existing } = await ctx.services.paymentLinks.create({ companyId: (await companyId(ctx, values))! }, pos[0], parsed.data);
       if (ctx.json) return ctx.out(JSON.stringify({ ...link, existing }, null, 2));
-      ctx.out(`${existing ? 'live link already made' : 'payment link made'} for ${link.order_number}: ${link.amount} INR, ${link.status}, expires ${link.expires_at ?? 'never'}`);
+      ctx.out(
+        `${existing ? 'live link already made' : 'payment link made'} for ${link.order_number}: ${link.amount} INR, ${link.status}, expires ${link.expires_at ?? 'never'}`,
+      );
       ctx.out(link.short_url);
     },
   },
