@@ -4,6 +4,7 @@ import { createCompanyService } from './companies/companies.service.js';
 import { createTaxProfileService } from './companies/tax-profile.service.js';
 import { createKeyService } from './keys/keys.service.js';
 import { createOrderService } from './orders/orders.service.js';
+import { createWhatsappService } from './orders/whatsapp.service.js';
 import { createCustomerService } from './customers/customers.service.js';
 import { createCatalogueServices } from './catalogue/index.js';
 import { createItemService } from './catalogue/items.service.js';
@@ -64,6 +65,8 @@ export function createServices({ db, config }: { db: Db & { replica?: Db }; conf
     ucpDiscovery,
     payments,
     paymentLinks,
+    // an order's WhatsApp messages, ready to send (issue 33)
+    whatsapp: createWhatsappService({ db }),
   };
 }
 

@@ -157,6 +157,18 @@ export const OPERATIONS: Record<string, OperationDoc> = {
       },
     },
   },
+  'GET /orders/:reference/whatsapp-messages': {
+    tag: 'Orders',
+    operationId: 'getOrderWhatsappMessage',
+    summary: "An order's WhatsApp message, ready to send",
+    description:
+      'The WhatsApp Cloud API message body for the order, to POST as it is to `/{phone-number-id}/messages`: `type=order_details` (default) is the bill ' +
+      "(items by the retailer_id the Meta catalogue feed publishes, amounts as `{value, offset: 100}` adding up by Meta's rule, and the order's live payment " +
+      "link, else the payment gateway configuration, else UPI intent); `type=order_status` is the order's current status. `template=true` gives the " +
+      "company's approved template variant, for a customer outside the 24-hour window. Found as `GET /orders/{reference}` finds the order, `phone` included. " +
+      '422 `unprocessable` when it cannot be built (nothing owed, no catalogue id, no way to pay, no template set), `details` naming what is missing.',
+    responses: { 200: 'The message body', 422: 'The message cannot be built for this order; details name what is missing' },
+  },
   'GET /customers': {
     tag: 'Customers',
     operationId: 'findCustomer',

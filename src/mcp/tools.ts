@@ -4,6 +4,7 @@ import { browseQuerySchema, browseResponseSchema, categoriesResponseSchema, prod
 import { customerLookupQuery, customerSchema } from '../contract/customers.js';
 import { orderLookupParams, orderLookupQuery, orderLookupSchema, orderSchema, placeOrderBody } from '../contract/orders.js';
 import { paymentLinkBody, paymentLinkParams, paymentLinkResponse } from '../contract/payment-links.js';
+import { whatsappMessageSchema, whatsappMessagesQuery } from '../contract/whatsapp.js';
 import { itemLookupSchema, itemsQuerySchema, itemsResponseSchema, itemResponseSchema } from '../contract/items.js';
 import { CHECKOUT_TOOLS } from './checkout-tools.js';
 import { define, read, type ToolDefinition } from './tool-definition.js';
@@ -83,6 +84,18 @@ export const TOOLS: ToolDefinition[] = [
     annotations: read('Look up an order'),
     keyInFirstStatement: true,
     run: async ({ services, tenant, origin }, args) => ({ data: await services.orders.lookup(tenant, args.reference, args.phone, origin) }),
+  }),
+  define({
+    name: 'get_order_whatsapp_messages',
+    title: "Build an order's WhatsApp message",
+    description:
+      "The WhatsApp Cloud API message for an order, ready to POST as it is to /{phone-number-id}/messages: type order_details (the bill: items by their catalogue retailer_id, amounts, and a way to pay — the order's payment link, the payment gateway or UPI) or order_status (the order's current status). " +
+      'template: true gives the approved template variant, for a customer who has not written in the last 24 hours. ' +
+      "The reference is as for get_order; pass the customer's phone when answering a customer. Answers unprocessable when the message cannot be built (nothing owed, no catalogue id, no way to pay, no template set) with details naming what is missing.",
+    input: orderLookupParams.extend(whatsappMessagesQuery.shape),
+    output: z.object({ data: whatsappMessageSchema }),
+    annotations: read("Build an order's WhatsApp message"),
+    run: async ({ services, tenant }, { reference, ...query }) => ({ data: await services.whatsapp.messages(tenant, reference, query) }),
   }),
   define({
     name: 'place_order',

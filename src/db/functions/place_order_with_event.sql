@@ -1,6 +1,7 @@
 -- POST /orders with its order.created event in the same statement (one implicit transaction, no extra round trip).
 -- The service gives the event's data as it will be; the statement fills in what only it knows: the order's time
--- and the customer as recorded (name on file, phone, opt-out).
+-- and the customer as recorded (name on file, phone, opt-out). The event's WhatsApp messages (p_event.whatsapp) are
+-- stored beside its data.
 -- plan: postgres=auto citus=custom
 CREATE OR REPLACE FUNCTION place_order_with_event(p_company text, p jsonb, p_event jsonb) RETURNS jsonb
 LANGUAGE plpgsql AS $$
@@ -19,5 +20,9 @@ BEGIN
     || jsonb_build_object('customer', jsonb_build_object('name', o->'customer_name', 'phone', o->'customer_phone',
                                                          'messaging_opted_out', v_opted IS TRUE));
   PERFORM record_event(p_company, p_event->>'id', 'order.created', o->>'id', v_data::json, v_at);
+  -- its WhatsApp messages, built by the service (orders/whatsapp-messages.ts), sent beside data
+  IF p_event ? 'whatsapp' THEN
+    UPDATE events SET whatsapp = (p_event->'whatsapp')::json WHERE company_id = p_company AND id = p_event->>'id';
+  END IF;
   RETURN o;
 END $$;
