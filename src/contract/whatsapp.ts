@@ -103,30 +103,28 @@ const orderStatusParameters = z.object({
 
 const envelope = { messaging_product: z.literal('whatsapp'), recipient_type: z.literal('individual'), to: z.string().min(1) };
 
-/** An interactive order_details message, as POSTed to /{phone-number-id}/messages. */
-export const orderDetailsMessage = z.object({
-  ...envelope,
-  type: z.literal('interactive'),
-  interactive: z.object({
-    type: z.literal('order_details'),
-    header: z.object({ type: z.string() }).passthrough().optional(),
-    body: z.object({ text: text(META_LIMITS.bodyText) }),
-    footer: z.object({ text: text(META_LIMITS.footerText) }).optional(),
-    action: z.object({ name: z.literal('review_and_pay'), parameters: orderDetailsParameters }),
-  }),
+/** The interactive object of an order_details message. */
+export const orderDetailsInteractive = z.object({
+  type: z.literal('order_details'),
+  header: z.object({ type: z.string() }).passthrough().optional(),
+  body: z.object({ text: text(META_LIMITS.bodyText) }),
+  footer: z.object({ text: text(META_LIMITS.footerText) }).optional(),
+  action: z.object({ name: z.literal('review_and_pay'), parameters: orderDetailsParameters }),
 });
 
-/** An interactive order_status message. */
-export const orderStatusMessage = z.object({
-  ...envelope,
-  type: z.literal('interactive'),
-  interactive: z.object({
-    type: z.literal('order_status'),
-    body: z.object({ text: text(META_LIMITS.bodyText) }),
-    footer: z.object({ text: text(META_LIMITS.footerText) }).optional(),
-    action: z.object({ name: z.literal('review_order'), parameters: orderStatusParameters }),
-  }),
+/** The interactive object of an order_status message. */
+export const orderStatusInteractive = z.object({
+  type: z.literal('order_status'),
+  body: z.object({ text: text(META_LIMITS.bodyText) }),
+  footer: z.object({ text: text(META_LIMITS.footerText) }).optional(),
+  action: z.object({ name: z.literal('review_order'), parameters: orderStatusParameters }),
 });
+
+/** An interactive order_details message, as POSTed to /{phone-number-id}/messages. */
+export const orderDetailsMessage = z.object({ ...envelope, type: z.literal('interactive'), interactive: orderDetailsInteractive });
+
+/** An interactive order_status message. */
+export const orderStatusMessage = z.object({ ...envelope, type: z.literal('interactive'), interactive: orderStatusInteractive });
 
 const templateHead = {
   name: z.string().regex(/^[a-z0-9_]{1,512}$/),
@@ -192,10 +190,9 @@ const queryBoolean = z.union([z.boolean(), z.enum(['true', 'false']).transform((
 
 export const whatsappMessagesQuery = z.object({
   type: z
-    .enum(['order_details', 'order_status'], { error: 'must be order_details or order_status' })
-    .default('order_details')
+    .enum(['order_details', 'order_status'], { error: 'required; send order_details or order_status' })
     .describe(
-      "order_details: the bill with items, amounts and a way to pay (the order's live payment link, the payment gateway configuration or UPI intent); order_status: the order's current status. Default order_details.",
+      "order_details: the bill with items, amounts and a way to pay (the order's live payment link, the payment gateway configuration or UPI intent); order_status: the order's current status.",
     ),
   template: queryBoolean
     .default(false)

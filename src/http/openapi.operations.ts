@@ -162,7 +162,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     operationId: 'getOrderWhatsappMessage',
     summary: "An order's WhatsApp message, ready to send",
     description:
-      'The WhatsApp Cloud API message body for the order, to POST as it is to `/{phone-number-id}/messages`: `type=order_details` (default) is the bill ' +
+      'The WhatsApp Cloud API message body for the order, to POST as it is to `/{phone-number-id}/messages`: `type=order_details` is the bill ' +
       "(items by the retailer_id the Meta catalogue feed publishes, amounts as `{value, offset: 100}` adding up by Meta's rule, and the order's live payment " +
       "link, else the payment gateway configuration, else UPI intent); `type=order_status` is the order's current status. `template=true` gives the " +
       "company's approved template variant, for a customer outside the 24-hour window. Found as `GET /orders/{reference}` finds the order, `phone` included. " +

@@ -21,6 +21,7 @@ export const REQUIRED: Record<string, string[]> = {
   find_customer: ['phone'],
   get_checkout: ['id'],
   get_order: ['reference'],
+  get_order_whatsapp_messages: ['reference', 'type'],
   get_product: ['id'],
   get_product_details: ['id'],
   list_categories: [],
@@ -152,6 +153,7 @@ export function toolCalls(run: 'required' | 'nulls', client: string): ToolCall[]
       args: { checkout: { line_items: [line], ...unset('currency', 'buyer', 'fulfillment', 'discounts', 'payment') }, ...unset('idempotency_key') },
     },
     { label: 'get_order', tool: 'get_order', args: { reference: ref, ...unset('phone') } },
+    { label: 'get_order_whatsapp_messages', tool: 'get_order_whatsapp_messages', args: { reference: ref, type: 'order_status', ...unset('template', 'phone') } },
     { label: 'find_customer', tool: 'find_customer', args: { phone: PHONE, ...unset('recent_orders') } },
   );
   return calls.map((c) => ({ ...c, label: `${c.label} (${run})` }));
@@ -188,6 +190,8 @@ export async function expectRestShaped(shop: Shop, call: ToolCall, answer: unkno
       return same(`/catalog/products/${String(args.id)}`);
     case 'get_order':
       return same(`/orders/${String(args.reference)}${query({ phone: args.phone })}`);
+    case 'get_order_whatsapp_messages':
+      return same(`/orders/${String(args.reference)}/whatsapp-messages${query({ type: args.type, template: args.template, phone: args.phone })}`);
     case 'find_customer':
       return same(`/customers${query(args)}`);
     case 'place_order': {

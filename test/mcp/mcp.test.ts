@@ -173,6 +173,7 @@ describe('tools/list', () => {
         'browse_catalog',
         'find_customer',
         'get_order',
+        'get_order_whatsapp_messages',
         'get_product',
         'get_product_details',
         'list_categories',
