@@ -10,13 +10,13 @@ CREATE TABLE whatsapp_settings (
   -- the payment configuration named in WhatsApp Manager (payment gateway deep integration, e.g. Razorpay)
   payment_configuration text CHECK (char_length(payment_configuration) BETWEEN 1 AND 60),
   -- UPI intent: the payee's VPA and name put in the upi://pay link
-  upi_vpa text CHECK (upi_vpa ~ '^[A-Za-z0-9._-]{2,256}@[A-Za-z][A-Za-z0-9]{1,63}$'),
+  upi_vpa text CHECK (upi_vpa ~ '^[A-Za-z0-9._-]{2,255}@[A-Za-z][A-Za-z0-9]{1,63}$'),
   upi_payee_name text CHECK (char_length(upi_payee_name) BETWEEN 1 AND 60),
   -- the approved order details template (an "open order details" button) and its language, for outside the 24-hour window
-  template_name text CHECK (template_name ~ '^[a-z0-9_]{1,512}$'),
+  template_name text CHECK (template_name ~ '^[a-z0-9_]+$' AND char_length(template_name) <= 512),
   template_language text CHECK (template_language ~ '^[a-z]{2,3}(_[A-Z]{2})?$'),
   -- the approved order status template (outside the 24-hour window)
-  status_template_name text CHECK (status_template_name ~ '^[a-z0-9_]{1,512}$'),
+  status_template_name text CHECK (status_template_name ~ '^[a-z0-9_]+$' AND char_length(status_template_name) <= 512),
   updated_at timestamptz NOT NULL DEFAULT now()
 );
 

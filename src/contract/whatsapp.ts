@@ -215,7 +215,7 @@ export const whatsappSettingsInput = z.object({
   upi_vpa: z
     .string()
     .trim()
-    .regex(/^[A-Za-z0-9._-]{2,256}@[A-Za-z][A-Za-z0-9]{1,63}$/, 'must be a UPI id like shop@okhdfcbank')
+    .regex(/^[A-Za-z0-9._-]{2,255}@[A-Za-z][A-Za-z0-9]{1,63}$/, 'must be a UPI id like shop@okhdfcbank')
     .nullable()
     .optional(),
   upi_payee_name: z.string().trim().min(1).max(60, 'must be at most 60 characters').nullable().optional(),

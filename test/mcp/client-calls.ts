@@ -153,7 +153,11 @@ export function toolCalls(run: 'required' | 'nulls', client: string): ToolCall[]
       args: { checkout: { line_items: [line], ...unset('currency', 'buyer', 'fulfillment', 'discounts', 'payment') }, ...unset('idempotency_key') },
     },
     { label: 'get_order', tool: 'get_order', args: { reference: ref, ...unset('phone') } },
-    { label: 'get_order_whatsapp_messages', tool: 'get_order_whatsapp_messages', args: { reference: ref, type: 'order_status', ...unset('template', 'phone') } },
+    {
+      label: 'get_order_whatsapp_messages',
+      tool: 'get_order_whatsapp_messages',
+      args: { reference: ref, type: 'order_status', ...unset('template', 'phone') },
+    },
     { label: 'find_customer', tool: 'find_customer', args: { phone: PHONE, ...unset('recent_orders') } },
   );
   return calls.map((c) => ({ ...c, label: `${c.label} (${run})` }));

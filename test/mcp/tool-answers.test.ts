@@ -86,7 +86,10 @@ const SAMPLES: Record<string, { ok: () => Record<string, unknown>; refused?: Rec
   find_customer: { ok: () => ({ phone: PHONE }), refused: { phone: '12' } },
   get_order: { ok: () => ({ reference: orderNumber, phone: PHONE }), refused: { reference: 'ORD-NOPE' } },
   create_payment_link: { ok: () => ({ reference: codNumber, phone: PHONE }), refused: { reference: 'ORD-NOPE' } },
-  get_order_whatsapp_messages: { ok: () => ({ reference: orderNumber, type: 'order_status', phone: PHONE }), refused: { reference: 'ORD-NOPE', type: 'order_status' } },
+  get_order_whatsapp_messages: {
+    ok: () => ({ reference: orderNumber, type: 'order_status', phone: PHONE }),
+    refused: { reference: 'ORD-NOPE', type: 'order_status' },
+  },
   place_order: { ok: () => placed, refused: { customer: { name: 'A', phone: PHONE }, items: [], external_reference: 'x' } },
   search_products: { ok: () => ({ search: 'rice' }), refused: { limit: 'many' } },
   get_product: { ok: () => ({ id: 'RICE-LOOSE' }), refused: {} },

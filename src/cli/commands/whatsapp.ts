@@ -41,7 +41,8 @@ export const whatsappCommands: CommandGroup = {
   'whatsapp set': {
     usage:
       'whatsapp set --company <id|slug> [--catalog-id <Meta catalogue id>] [--payment-configuration <name in WhatsApp Manager>] [--upi-vpa <shop@bank>] [--upi-payee-name <name>] [--template-name <order details template>] [--status-template-name <order status template>] [--template-language <en|hi|en_US>]; "none" clears one',
-    summary: 'change the settings given: order_details needs the catalogue and a way to pay (payment link, gateway configuration or UPI id); templates reach customers outside the 24-hour window',
+    summary:
+      'change the settings given: order_details needs the catalogue and a way to pay (payment link, gateway configuration or UPI id); templates reach customers outside the 24-hour window',
     async run(args, ctx) {
       const { values } = parse(args, SET_FLAGS);
       const change: Record<string, string | null> = {};
