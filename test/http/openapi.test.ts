@@ -120,6 +120,7 @@ describe('OpenAPI document', () => {
         '/orders',
         '/orders/{reference}',
         '/orders/{reference}/payment-link',
+        '/orders/{reference}/whatsapp-messages',
         '/webhooks',
         '/webhooks/{id}',
         '/ucp/settings',
