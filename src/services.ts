@@ -4,6 +4,7 @@ import { createCompanyService } from './companies/companies.service.js';
 import { createTaxProfileService } from './companies/tax-profile.service.js';
 import { createKeyService } from './keys/keys.service.js';
 import { createOrderService } from './orders/orders.service.js';
+import { createWhatsappService } from './orders/whatsapp.service.js';
 import { createCustomerService } from './customers/customers.service.js';
 import { createCatalogueServices } from './catalogue/index.js';
 import { createItemService } from './catalogue/items.service.js';
@@ -19,6 +20,7 @@ import { orderNumbersFor } from './orders/order-numbers.js';
 import { createOrderWriter } from './orders/order-writer.js';
 import { createPaymentService } from './payments/payments.service.js';
 import { createCodConfirmationService } from './cod/cod-confirmation.service.js';
+import { createPaymentLinkService } from './cod/payment-links.service.js';
 
 /**
  * Every service, built once per process from its narrow dependencies; REST and MCP call the same ones. Catalogue reads
@@ -44,6 +46,11 @@ export function createServices({ db, config }: { db: Db & { replica?: Db }; conf
   });
   // a payment captured on Razorpay's hosted checkout completes its checkout (in the webhook event's transaction)
   payments.onEvent('checkout', (companyId, event, binding, tx) => checkout.paymentEvent(companyId, event, binding, tx));
+  // COD confirmation before booking: the buyer's, staff's, the time limit's and a payment's answer
+  const codConfirmations = createCodConfirmationService({ db, config, media: catalogue.media });
+  // a payment link paid turns its COD order prepaid (in the webhook event's transaction), its pending confirmation confirmed
+  const paymentLinks = createPaymentLinkService({ db, payments, codConfirmations });
+  payments.onEvent('payment_link', (companyId, event, binding, tx) => paymentLinks.paymentEvent(companyId, event, binding, tx));
   return {
     companies: createCompanyService({ db }),
     taxProfiles: createTaxProfileService({ db }),
@@ -60,8 +67,10 @@ export function createServices({ db, config }: { db: Db & { replica?: Db }; conf
     ucpSettings: createUcpSettingsService({ db }),
     ucpDiscovery,
     payments,
-    // COD confirmation before booking (issue 33): the buyer's, staff's, the time limit's and a payment's answer
-    codConfirmations: createCodConfirmationService({ db, config, media: catalogue.media }),
+    codConfirmations,
+    paymentLinks,
+    // an order's WhatsApp messages, ready to send (issue 33)
+    whatsapp: createWhatsappService({ db }),
   };
 }
 

@@ -38,6 +38,9 @@ const LIMITS = { title: 200, description: 9999, id: 100, brand: 100, color: 200,
 const hash = (token: string) => createHash('sha256').update(token, 'utf8').digest();
 const clip = (text: string, max: number) => (text.length <= max ? text : `${text.slice(0, max - 1)}…`);
 
+/** A variant's id in the Meta catalogue this feed fills (its SKU, as the feed's `id` column writes it): WhatsApp's retailer_id. */
+export const metaRetailerId = (sku: string): string => clip(sku, LIMITS.id);
+
 /** A CSV field: quoted when it holds a comma, a quote, a line end, or edge spaces (RFC 4180). */
 const field = (v: string) => (/[",\r\n]|^\s|\s$/.test(v) ? `"${v.replaceAll('"', '""')}"` : v);
 
@@ -138,7 +141,7 @@ function feedLine(r: FeedRow, ctx: { company: string; template: string; image: s
   const available = Decimal.max(new Decimal(r.available).floor(), 0);
   const link = ctx.template.replaceAll('{sku}', encodeURIComponent(r.sku)).replaceAll('{product_sku}', encodeURIComponent(r.product_sku));
   const values: Record<(typeof FEED_COLUMNS)[number], string> = {
-    id: clip(r.sku, LIMITS.id),
+    id: metaRetailerId(r.sku),
     item_group_id: clip(r.product_sku, LIMITS.id),
     title: clip(title, LIMITS.title),
     description: clip(r.description?.trim() || title, LIMITS.description),

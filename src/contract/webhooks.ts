@@ -11,6 +11,7 @@ export const EVENT_TYPES = [
   'invoice.issued',
   'payment.recorded',
   'customer.messaging_opt_out_changed',
+  'order.payment_link_paid',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

@@ -57,6 +57,7 @@ export function retryDelayMs(base: number, max: number, attempts: number, random
 type Claimed = ClaimedDelivery & {
   type: string;
   data: unknown;
+  whatsapp: unknown;
   event_created_at: Date;
 } & Omit<DeliveryEndpoint, 'id'>;
 
@@ -107,7 +108,7 @@ export function createDeliveryWorker(deps: {
     return claimed.map((c) => {
       const e = eventById.get(c.event_id)!;
       const w = endpointById.get(c.endpoint_id)!;
-      return { ...c, type: e.type, data: e.data, event_created_at: e.created_at, ...w };
+      return { ...c, type: e.type, data: e.data, whatsapp: e.whatsapp, event_created_at: e.created_at, ...w };
     });
   }
 
@@ -117,8 +118,15 @@ export function createDeliveryWorker(deps: {
     return batch.length > 0 ? batch : undefined;
   });
 
-  /** The body, byte for byte what is signed: the event's envelope with its stored data. */
-  const bodyOf = (d: Claimed) => JSON.stringify({ id: d.event_id, type: d.type, created_at: d.event_created_at.toISOString(), data: d.data });
+  /** The body, byte for byte what is signed: the event's envelope with its stored data (and an order event's WhatsApp messages). */
+  const bodyOf = (d: Claimed) =>
+    JSON.stringify({
+      id: d.event_id,
+      type: d.type,
+      created_at: d.event_created_at.toISOString(),
+      data: d.data,
+      ...(d.whatsapp === null || d.whatsapp === undefined ? {} : { whatsapp: d.whatsapp }),
+    });
 
   async function deliver(companyId: string, d: Claimed): Promise<void> {
     const now = clock();

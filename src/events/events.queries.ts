@@ -12,6 +12,8 @@ export interface NewEvent {
   subjectId: string;
   data: unknown;
   at: Date;
+  /** an order event's WhatsApp messages, sent beside `data` (orders/whatsapp-messages.ts) */
+  whatsapp?: unknown;
 }
 
 /** Writes the event and its deliveries in the caller's transaction (record_event(), src/db/functions/record_event.sql). */
@@ -20,6 +22,8 @@ export async function recordEvent(tx: Db, companyId: string, e: NewEvent): Promi
     sql`SELECT record_event(${companyId}, ${e.id}, ${e.type}, ${e.subjectId}, ${JSON.stringify(e.data)}::json, ${e.at.toISOString()}::timestamptz)`,
     'record_event',
   );
+  if (e.whatsapp !== undefined)
+    await tx.query(sql`UPDATE events SET whatsapp = ${JSON.stringify(e.whatsapp)}::json WHERE company_id = ${companyId} AND id = ${e.id}`);
 }
 
 export type EndpointRecord = Pick<
@@ -160,12 +164,13 @@ export interface DeliveredEvent {
   id: string;
   type: string;
   data: unknown;
+  whatsapp: unknown;
   created_at: Date;
 }
 
 export async function findEventsByIds(db: Db, companyId: string, eventIds: string[]): Promise<DeliveredEvent[]> {
   return db.query<DeliveredEvent>(
-    sql`SELECT id, type, data, created_at FROM events WHERE company_id = ${companyId} AND id = ANY(${sql.param(eventIds)}::text[])`,
+    sql`SELECT id, type, data, whatsapp, created_at FROM events WHERE company_id = ${companyId} AND id = ANY(${sql.param(eventIds)}::text[])`,
   );
 }
 

@@ -143,6 +143,47 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     responses: { 200: 'The order as GET /orders/{reference} shows it, its confirmation settled' },
     requestExample: { answer: 'confirm', phone: '+91 98765 43210' },
   },
+  'POST /orders/:reference/payment-link': {
+    tag: 'Orders',
+    operationId: 'createPaymentLink',
+    summary: 'Payment link for a COD order (COD to prepaid)',
+    description:
+      "A Razorpay payment link for what a cash-on-delivery order still owes (the invoice's amount due once issued, else the order amount), " +
+      'for an order not yet shipped. The service does not send it: send `short_url` to the buyer yourself. While the order has a live link ' +
+      'for that amount it is answered again (200, `existing: true`) instead of a second one. When the link is paid the same order becomes ' +
+      'prepaid (its number and reserved stock unchanged; `payment_reference` is the payment id) and the `order.payment_link_paid` event is sent. ' +
+      'Pass `phone` when acting for a customer: only their order is found. 422 `unprocessable`: the order is prepaid, shipped, delivered, ' +
+      'cancelled or returned, nothing is due, or the company has no payment provider (or its provider refused); 503: the provider did not answer, nothing was made.',
+    responses: { 201: 'A new payment link', 200: 'The live link the order already had (`existing: true`)' },
+    requestExample: { phone: '+91 98765 43210', expire_in_minutes: 1440 },
+    responseExamples: {
+      201: {
+        data: {
+          link_id: 'plink_Nq3Vx8sJmYb2Lk',
+          order_id: orderExample.order_id,
+          order_number: orderExample.order_number,
+          short_url: 'https://rzp.io/i/AbC123xyZ',
+          amount: orderExample.amount,
+          currency: 'INR',
+          status: 'created',
+          expires_at: '2026-10-15T09:31:02.000Z',
+          created_at: '2026-10-14T09:31:02.118Z',
+        },
+      },
+    },
+  },
+  'GET /orders/:reference/whatsapp-messages': {
+    tag: 'Orders',
+    operationId: 'getOrderWhatsappMessage',
+    summary: "An order's WhatsApp message, ready to send",
+    description:
+      'The WhatsApp Cloud API message body for the order, to POST as it is to `/{phone-number-id}/messages`: `type=order_details` is the bill ' +
+      "(items by the retailer_id the Meta catalogue feed publishes, amounts as `{value, offset: 100}` adding up by Meta's rule, and the order's live payment " +
+      "link, else the payment gateway configuration, else UPI intent); `type=order_status` is the order's current status. `template=true` gives the " +
+      "company's approved template variant, for a customer outside the 24-hour window. Found as `GET /orders/{reference}` finds the order, `phone` included. " +
+      '422 `unprocessable` when it cannot be built (nothing owed, no catalogue id, no way to pay, no template set), `details` naming what is missing.',
+    responses: { 200: 'The message body', 422: 'The message cannot be built for this order; details name what is missing' },
+  },
   'GET /customers': {
     tag: 'Customers',
     operationId: 'findCustomer',

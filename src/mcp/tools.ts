@@ -4,6 +4,8 @@ import { browseQuerySchema, browseResponseSchema, categoriesResponseSchema, prod
 import { customerLookupQuery, customerSchema } from '../contract/customers.js';
 import { orderLookupParams, orderLookupQuery, orderLookupSchema, orderSchema, placeOrderBody } from '../contract/orders.js';
 import { codConfirmationArgs } from '../contract/cod-answer.js';
+import { paymentLinkBody, paymentLinkParams, paymentLinkResponse } from '../contract/payment-links.js';
+import { whatsappMessageSchema, whatsappMessagesQuery } from '../contract/whatsapp.js';
 import { itemLookupSchema, itemsQuerySchema, itemsResponseSchema, itemResponseSchema } from '../contract/items.js';
 import { CHECKOUT_TOOLS } from './checkout-tools.js';
 import { define, read, type ToolDefinition } from './tool-definition.js';
@@ -85,6 +87,18 @@ export const TOOLS: ToolDefinition[] = [
     run: async ({ services, tenant, origin }, args) => ({ data: await services.orders.lookup(tenant, args.reference, args.phone, origin) }),
   }),
   define({
+    name: 'get_order_whatsapp_messages',
+    title: "Build an order's WhatsApp message",
+    description:
+      "The WhatsApp Cloud API message for an order, ready to POST as it is to /{phone-number-id}/messages: type order_details (the bill: items by their catalogue retailer_id, amounts, and a way to pay — the order's payment link, the payment gateway or UPI) or order_status (the order's current status). " +
+      'template: true gives the approved template variant, for a customer who has not written in the last 24 hours. ' +
+      "The reference is as for get_order; pass the customer's phone when answering a customer. Answers unprocessable when the message cannot be built (nothing owed, no catalogue id, no way to pay, no template set) with details naming what is missing.",
+    input: orderLookupParams.extend(whatsappMessagesQuery.shape),
+    output: z.object({ data: whatsappMessageSchema }),
+    annotations: read("Build an order's WhatsApp message"),
+    run: async ({ services, tenant }, { reference, ...query }) => ({ data: await services.whatsapp.messages(tenant, reference, query) }),
+  }),
+  define({
     name: 'place_order',
     title: 'Place a confirmed order',
     guide: { step: 2, text: 'order a variant by its sku with {name} (a new external_reference per new order, the same one when retrying)' },
@@ -117,6 +131,23 @@ export const TOOLS: ToolDefinition[] = [
     run: async ({ services, tenant, origin }, args) => ({
       data: await services.codConfirmations.answer(tenant, args.reference, args.phone, args.answer, origin),
     }),
+  }),
+  define({
+    name: 'create_payment_link',
+    title: 'Payment link for a COD order',
+    description:
+      'Makes a Razorpay payment link for what a cash-on-delivery order still owes, so the buyer can pay now instead of in cash (COD to prepaid on the same order). ' +
+      'Only for a COD order not yet shipped; not for prepaid, shipped, delivered, cancelled or returned orders (unprocessable). ' +
+      'The service does not send the link: send short_url to the customer yourself. Asking again while the order has a live link for the amount due answers that same link (existing: true), never a second one. ' +
+      'When the customer pays, the same order becomes prepaid (get_order shows payment prepaid); nothing else changes. When acting for a customer, ALWAYS pass their phone: only their order is found. ' +
+      'unavailable means the payment provider did not answer and nothing was made: try again shortly.',
+    input: paymentLinkParams.extend(paymentLinkBody.shape),
+    output: paymentLinkResponse,
+    annotations: { title: 'Payment link for a COD order', readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+    run: async ({ services, tenant }, { reference, ...body }) => {
+      const { link, existing } = await services.paymentLinks.create(tenant, reference, body);
+      return existing ? { data: link, existing: true } : { data: link };
+    },
   }),
   ...CHECKOUT_TOOLS,
   define({

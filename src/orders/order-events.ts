@@ -8,6 +8,8 @@ import { newId } from '../lib/ids.js';
 import type { DocumentLinker } from '../media/media.service.js';
 import { tenantReader, type TenantReader } from '../keys/key-check.js';
 import { findOrderByReference, owePlatformOrderEvent } from './orders.queries.js';
+import { eventMessages } from './whatsapp-messages.js';
+import { findMessageFacts } from './whatsapp.queries.js';
 
 /**
  * The order in the GET /orders/{reference} shape: the one rendering of the lookup, used by the lookup itself and by
@@ -78,10 +80,27 @@ export async function recordOrderEvent(
 ): Promise<void> {
   const data = await orderLookupByReference(tenantReader(tx, { companyId }), orderId, null, now);
   if (!data) throw new Error(`order ${orderId} cannot be read for its ${type} event`);
-  await recordEvent(tx, companyId, { id: newId('evt'), type, subjectId: orderId, data, at: now });
+  await recordEvent(tx, companyId, {
+    id: newId('evt'),
+    type,
+    subjectId: orderId,
+    data,
+    at: now,
+    whatsapp: await eventWhatsapp(tx, companyId, type, data, now),
+  });
   // an order a UCP checkout placed (its reference is the checkout): its platform hears of the move too
   const platformEvent = type === 'order.status_changed' ? PLATFORM_EVENTS[data.order_status] : undefined;
   if (platformEvent && data.external_reference?.startsWith('chk_')) await owePlatformOrderEvent(tx, companyId, orderId, data.external_reference, platformEvent);
+}
+
+/**
+ * The WhatsApp messages an order.created or order.status_changed event carries beside `data` (docs/webhooks.md), built
+ * as the event is written so a redelivery sends the same bytes; other order events carry none.
+ */
+async function eventWhatsapp(tx: Db, companyId: string, type: EventType, data: OrderLookup, now: Date) {
+  if (type !== 'order.created' && type !== 'order.status_changed') return undefined;
+  const facts = await findMessageFacts(tx, companyId, data.order_id, now);
+  return facts ? eventMessages(data, facts, type === 'order.created') : undefined;
 }
 
 /** The UCP order event a status sends to the platform that placed the order (order_placed is sent by place_order()). */

@@ -19,12 +19,14 @@ import {
 import type { DraftOrderBody, OrderLookup } from '../contract/orders.js';
 import { lineOut } from '../contract/order-output.js';
 import { orderStatusLabel } from '../contract/status-labels.js';
+import { eventMessages } from './whatsapp-messages.js';
+import { findMessagingContext, type MessagingContext } from './whatsapp.queries.js';
 
 /**
  * The order.created event's data as the lookup would show the new order; place_order_with_event() fills in
  * `order_date` and `customer` (name on file, phone, opt-out), which only the statement knows.
  */
-function createdEvent(w: PlaceOrderWrite): PlacedEvent {
+function createdEvent(w: PlaceOrderWrite, messaging: MessagingContext): PlacedEvent {
   const data: OrderLookup = {
     order_id: w.order.id,
     order_number: w.order.order_number,
@@ -40,7 +42,16 @@ function createdEvent(w: PlaceOrderWrite): PlacedEvent {
     invoice: null,
     cod_confirmation: null, // place_order_with_event() puts the one place_order() asked for
   };
-  return { id: newId('evt'), data, cod_requested_id: newId('evt') };
+  // a new order has no payment link yet; its lines carry their rates and shares of shipping and discount
+  const facts = {
+    ...messaging,
+    payment: w.order.payment,
+    discount_amount: w.order.discount_amount,
+    shipping_amount: w.order.shipping_amount,
+    lines: w.lines.map((l) => ({ tax_rate: l.tax_rate, discount: l.discount, shipping: l.shipping })),
+    payment_link: null,
+  };
+  return { id: newId('evt'), data, whatsapp: eventMessages(data, facts, true), cod_requested_id: newId('evt') };
 }
 
 /** What POST /orders decided, everything but the order number (the writer takes it). */
@@ -57,10 +68,12 @@ export function createOrderWriter({ db, orderNumbers = orderNumbersFor(db) }: { 
      * `checkout_id`, the order completes that checkout and takes its held stock (place_order() says how).
      * Throws what place_order() raises: CS200 (reference taken), CS409 (short stock).
      */
-    async place(companyId: string, input: PlaceOrderInput): Promise<OrderRow> {
+    async place(companyId: string, input: PlaceOrderInput, messaging?: MessagingContext): Promise<OrderRow> {
+      // POST /orders read the messaging context in its prelude; a completed checkout reads it here.
+      const context = messaging ?? (await findMessagingContext(db, companyId));
       // Taken last, after every check that needs no write, and outside the order's transaction.
       const write: PlaceOrderWrite = { ...input, order: { ...input.order, order_number: await orderNumbers.next(companyId) } };
-      return withRetry(() => placeOrderAtomically(db, companyId, write, createdEvent(write)));
+      return withRetry(() => placeOrderAtomically(db, companyId, write, createdEvent(write, context)));
     },
 
     /**
@@ -71,7 +84,7 @@ export function createOrderWriter({ db, orderNumbers = orderNumbersFor(db) }: { 
      */
     async placeIn(tx: Db, companyId: string, input: PlaceOrderInput): Promise<OrderRow> {
       const write: PlaceOrderWrite = { ...input, order: { ...input.order, order_number: `ORD-${await allocateOrderNumbers(tx, companyId, 1)}` } };
-      return placeOrderAtomically(tx, companyId, write, createdEvent(write));
+      return placeOrderAtomically(tx, companyId, write, createdEvent(write, await findMessagingContext(tx, companyId)));
     },
 
     /** A staff draft: no reservation, invisible to the API until confirmed. Prices copied from the catalogue now. Returns its id. */

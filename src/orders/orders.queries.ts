@@ -1,4 +1,5 @@
 import { sql } from 'drizzle-orm';
+import { messagingContextColumns, type WhatsappSettings } from './whatsapp.queries.js';
 import type { Db } from '../db/index.js';
 import type { TenantReader } from '../keys/key-check.js';
 import type { DeliveryAddress } from '../contract/orders.js';
@@ -48,6 +49,9 @@ export interface OrderPrelude {
   variants: OrderableVariant[];
   /** the customer with this phone, for their address on file */
   customer: CustomerRow | null;
+  /** what the order.created event's WhatsApp messages read (whatsapp.queries.ts) */
+  whatsapp_settings: WhatsappSettings | null;
+  gst_registered: boolean;
 }
 
 /**
@@ -70,7 +74,8 @@ export async function orderPrelude(reader: TenantReader, externalReference: stri
            FROM variants v JOIN products p ON p.company_id = v.company_id AND p.id = v.product_id
            WHERE v.company_id = ${companyId}
              AND (v.sku = ANY(${wanted}) OR v.id = ANY(${wanted}) OR v.barcode = ANY(${wanted}))) AS variants,
-          (SELECT row_to_json(c) FROM customers c WHERE c.company_id = ${companyId} AND c.phone_e164 = ${phoneE164}) AS customer`,
+          (SELECT row_to_json(c) FROM customers c WHERE c.company_id = ${companyId} AND c.phone_e164 = ${phoneE164}) AS customer,
+          ${messagingContextColumns(companyId)}`,
     'order_prelude',
   );
   return prelude!; // scalar subqueries: always one row
@@ -113,6 +118,8 @@ export interface PlacedEvent {
   data: Record<string, unknown>;
   /** the id of its order.cod_confirmation_requested event, recorded when place_order() asks for a COD confirmation */
   cod_requested_id: string;
+  /** its WhatsApp messages (orders/whatsapp-messages.ts), stored beside data */
+  whatsapp?: unknown;
 }
 
 /**

@@ -11,6 +11,7 @@ import { orderOut } from '../contract/order-output.js';
 import { deliveryAddress, resolveLines } from './order-input.js';
 import { createOrderWriter, type PlaceOrderInput } from './order-writer.js';
 import { orderLookupByReference } from './order-events.js';
+import { messagingContext } from './whatsapp.queries.js';
 import { findOrderById, findOrderIdByExternalReference, findOrderLines, orderPrelude, REFERENCE_TAKEN, type LineRow, type NewLine } from './orders.queries.js';
 import { orderNumbersFor, type OrderNumbers } from './order-numbers.js';
 import type { Order, OrderLookup, PlaceOrderBody } from '../contract/orders.js';
@@ -106,7 +107,7 @@ export function createOrderService({
         booking_job_id: address && prelude.auto_courier_booking ? newId('job') : null,
       };
       try {
-        const row = await writer.place(companyId, write);
+        const row = await writer.place(companyId, write, messagingContext(prelude));
         return { order: orderOut(row, lines.map(newLineOut)), duplicate: false };
       } catch (err) {
         const short = insufficientStock(err);

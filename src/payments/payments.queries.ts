@@ -69,6 +69,13 @@ export async function findBinding(db: Db, companyId: string, provider: PaymentPr
   return providerIds.map((id) => rows.find((r) => r.provider_order_id === id)).find((r) => r !== undefined);
 }
 
+/** Whether something of `purpose` is bound to `subjectId` (an order with a payment link, a checkout with a Razorpay order). */
+export async function hasBindingFor(db: Db, companyId: string, purpose: PaymentBindingRow['purpose'], subjectId: string): Promise<boolean> {
+  const rows = await db.query(sql`
+    SELECT 1 FROM payment_bindings WHERE company_id = ${companyId} AND subject_id = ${subjectId} AND purpose = ${purpose} LIMIT 1`);
+  return rows.length === 1;
+}
+
 export type NewPaymentEvent = Pick<PaymentEventRow, 'provider' | 'event_id' | 'event_type' | 'payment_id' | 'provider_order_id' | 'amount' | 'payload'>;
 
 /** Records an event once: true when this call recorded it, false when it was there already (a redelivery). */

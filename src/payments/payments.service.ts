@@ -8,11 +8,12 @@ import { checkDestination, DestinationError } from '../lib/destination.js';
 import { Decimal } from '../lib/money.js';
 import { createRazorpayAdapter, RAZORPAY_API, RAZORPAY_KEY_ID } from './razorpay.js';
 import type { PaymentProvider } from './types.js';
-import { MONEY_EVENTS, parseRazorpayEvent, storedPayload, verifyRazorpaySignature, type RazorpayEvent } from './webhook.js';
+import { MONEY_EVENTS, PAYMENT_LINK_ORDER_NOTE, parseRazorpayEvent, storedPayload, verifyRazorpaySignature, type RazorpayEvent } from './webhook.js';
 import {
   findBinding,
   findPaymentConfig,
   findPaymentConfigOf,
+  hasBindingFor,
   insertBinding,
   insertPaymentEvent,
   lockPaymentEvent,
@@ -320,6 +321,12 @@ export function createPaymentService({
           if (status !== 'recorded') return receipt(status ?? 'recorded');
           const ids = [event.paymentLinkId, event.providerOrderId].filter((id): id is string => id !== null);
           const row = await findBinding(tx, companyId, 'razorpay', ids);
+          const linkOrder = event.notes[PAYMENT_LINK_ORDER_NOTE];
+          if (!row && event.type !== 'payment_link.paid' && linkOrder && (await hasBindingFor(tx, companyId, 'payment_link', linkOrder))) {
+            // a payment link's payment.captured or order.paid: its payment_link.paid is the one acted on
+            await settlePaymentEvent(tx, companyId, 'razorpay', event.eventId, 'acted', 'the payment of a payment link: acted on by its payment_link.paid');
+            return receipt('acted');
+          }
           if (!row) {
             const money = MONEY_EVENTS.includes(event.type);
             const note = money ? 'money captured for a Razorpay order or link that no checkout or order here is bound to: refund or match it by hand' : null;

@@ -34,6 +34,13 @@ export const RAZORPAY_EVENT_TYPES = [
 ] as const;
 export type RazorpayEventType = (typeof RAZORPAY_EVENT_TYPES)[number] | 'other';
 
+/**
+ * The note every payment link of ours carries (Razorpay copies a link's notes onto the order and payment it makes), its
+ * value our order id: a payment.captured or order.paid of a link names only Razorpay's own order, which nothing is bound
+ * to; the link's payment_link.paid carries the link and is the one acted on.
+ */
+export const PAYMENT_LINK_ORDER_NOTE = 'payment_link_order';
+
 /** Events that say money was captured: acted on, or put before staff when nothing here asked for it. */
 export const MONEY_EVENTS: readonly RazorpayEventType[] = ['payment.captured', 'order.paid', 'payment_link.paid'];
 

@@ -78,8 +78,10 @@ export const razorpaySignature = (secret: string, body: string) => createHmac('s
  * per account, expire_by ≥ 15 minutes ahead) and POST /v1/payment_links/:id/cancel (refused once paid).
  *
  * What the test drives: `pay(orderId | linkId)` captures a payment and sends the account's webhook URL the signed
- * events Razorpay sends (payment.captured then order.paid for an order, payment_link.paid for a link), with the buyer's
- * e-mail, phone, VPA or card as Razorpay includes them; `fail(orderId)` sends payment.failed; `deliver(d, n)` sends a
+ * events Razorpay sends (payment.captured then order.paid for an order; for a link those two, naming the order Razorpay
+ * made for it, then payment_link.paid), with the buyer's
+ * e-mail, phone, VPA or card as Razorpay includes them; `fail(orderId)` sends payment.failed; `closeLink(id, how)`
+ * payment_link.expired or .cancelled; `deliver(d, n)` sends a
  * delivery again, n times at once. `failNext` answers the next API calls 500; `delayMs` holds every answer that long.
  */
 export async function fakeRazorpay() {
@@ -353,7 +355,18 @@ export async function fakeRazorpay() {
         amount_due: 0,
         status: 'paid',
         receipt: l.reference_id,
+        notes: notesOut(l.notes),
       };
+      // Razorpay tells a link's payment three times: payment.captured and order.paid (naming the order it made for the
+      // link, with the link's notes) and payment_link.paid (naming the link).
+      const captured = await send(l.account, 'payment.captured', ['payment'], { payment: { entity: payment } }, opts.hold);
+      const orderPaid = await send(
+        l.account,
+        'order.paid',
+        ['payment', 'order'],
+        { payment: { entity: payment }, order: { entity: { ...linkOrder, id: orderId } } },
+        opts.hold,
+      );
       const paid = await send(
         l.account,
         'payment_link.paid',
@@ -361,7 +374,15 @@ export async function fakeRazorpay() {
         { payment_link: { entity: linkEntity(l) }, order: { entity: linkOrder }, payment: { entity: payment } },
         opts.hold,
       );
-      return { paymentId, deliveries: [paid] };
+      return { paymentId, deliveries: [captured, orderPaid, paid] };
+    },
+
+    /** The link passes its expiry (payment_link.expired) or is cancelled on the dashboard (payment_link.cancelled). */
+    async closeLink(linkId: string, how: 'expired' | 'cancelled', opts: { hold?: boolean } = {}) {
+      const { link } = payable(linkId);
+      if (!link) throw new Error(`${linkId} is not a payment link`);
+      link.status = how;
+      return send(link.account, `payment_link.${how}`, ['payment_link'], { payment_link: { entity: linkEntity(link) } }, opts.hold);
     },
 
     /** A payment attempt on the order fails (payment.failed); the order stays payable. */

@@ -120,6 +120,8 @@ describe('OpenAPI document', () => {
         '/orders',
         '/orders/{reference}',
         '/orders/{reference}/cod-confirmation',
+        '/orders/{reference}/payment-link',
+        '/orders/{reference}/whatsapp-messages',
         '/webhooks',
         '/webhooks/{id}',
         '/ucp/settings',

@@ -19,9 +19,11 @@ export const REQUIRED: Record<string, string[]> = {
   complete_checkout: ['id', 'payment_data', 'idempotency_key'],
   confirm_cod_order: ['reference', 'answer'],
   create_checkout: ['checkout'],
+  create_payment_link: ['reference'],
   find_customer: ['phone'],
   get_checkout: ['id'],
   get_order: ['reference'],
+  get_order_whatsapp_messages: ['reference', 'type'],
   get_product: ['id'],
   get_product_details: ['id'],
   list_categories: [],
@@ -163,6 +165,11 @@ export function toolCalls(run: 'required' | 'nulls', client: string): ToolCall[]
       args: { checkout: { line_items: [line], ...unset('currency', 'buyer', 'fulfillment', 'discounts', 'payment') }, ...unset('idempotency_key') },
     },
     { label: 'get_order', tool: 'get_order', args: { reference: ref, ...unset('phone') } },
+    {
+      label: 'get_order_whatsapp_messages',
+      tool: 'get_order_whatsapp_messages',
+      args: { reference: ref, type: 'order_status', ...unset('template', 'phone') },
+    },
     { label: 'find_customer', tool: 'find_customer', args: { phone: PHONE, ...unset('recent_orders') } },
   );
   return calls.map((c) => ({ ...c, label: `${c.label} (${run})` }));
@@ -199,6 +206,8 @@ export async function expectRestShaped(shop: Shop, call: ToolCall, answer: unkno
       return same(`/catalog/products/${String(args.id)}`);
     case 'get_order':
       return same(`/orders/${String(args.reference)}${query({ phone: args.phone })}`);
+    case 'get_order_whatsapp_messages':
+      return same(`/orders/${String(args.reference)}/whatsapp-messages${query({ type: args.type, template: args.template, phone: args.phone })}`);
     case 'find_customer':
       return same(`/customers${query(args)}`);
     case 'place_order': {

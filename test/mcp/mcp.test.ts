@@ -120,7 +120,7 @@ describe('transport and protocol', () => {
     const { client, transport } = await connect({ 'x-api-key': tenant.key });
     expect(client.getServerVersion()?.name).toBe('commerce-api');
     expect(transport.protocolVersion).toBe('2025-11-25');
-    expect((await client.listTools()).tools).toHaveLength(14);
+    expect((await client.listTools()).tools).toHaveLength(16);
     await client.close();
   });
 
@@ -154,13 +154,15 @@ describe('transport and protocol', () => {
 
   it('accepts the key as Authorization: Bearer too', async () => {
     const { client } = await connect({ authorization: `Bearer ${tenant.key}` });
-    expect((await client.listTools()).tools.length).toBe(14);
+    expect((await client.listTools()).tools.length).toBe(16);
     await client.close();
   });
 });
 
 /** The UCP checkout tools that write (test/mcp/checkout-tools.test.ts). */
 const WRITES_CHECKOUT = ['create_checkout', 'update_checkout', 'complete_checkout', 'cancel_checkout'];
+/** The other tools that write besides place_order (test/mcp/payment-link-tool.test.ts). */
+const WRITES_OTHER = ['confirm_cod_order', 'create_payment_link'];
 
 describe('tools/list', () => {
   it('lists every tool with a title, a description, schemas and annotations', async () => {
@@ -172,10 +174,12 @@ describe('tools/list', () => {
         'confirm_cod_order',
         'find_customer',
         'get_order',
+        'get_order_whatsapp_messages',
         'get_product',
         'get_product_details',
         'list_categories',
         'place_order',
+        'create_payment_link',
         'search_products',
         ...WRITES_CHECKOUT,
         'get_checkout',
@@ -187,7 +191,9 @@ describe('tools/list', () => {
       expect(tool.inputSchema.type).toBe('object');
       expect(tool.outputSchema?.type).toBe('object');
       expect(tool.annotations?.title).toBeTruthy();
-      expect(tool.annotations?.readOnlyHint, tool.name).toBe(!['place_order', 'confirm_cod_order'].includes(tool.name) && !WRITES_CHECKOUT.includes(tool.name));
+      expect(tool.annotations?.readOnlyHint, tool.name).toBe(
+        tool.name !== 'place_order' && !WRITES_CHECKOUT.includes(tool.name) && !WRITES_OTHER.includes(tool.name),
+      );
       for (const [prop, schema] of Object.entries(tool.inputSchema.properties ?? {})) {
         if (tool.name !== 'place_order') expect((schema as { description?: string }).description, `${tool.name}.${prop}`).toBeTruthy();
       }
@@ -393,7 +399,7 @@ describe('JSON-RPC batches: only where the protocol has them, at most 10, each m
     );
     expectRefused(await rpc(batch(1), { 'mcp-protocol-version': version }), /not part of/);
     // one message per POST is served as usual
-    expect((await rpc(list(1), { 'mcp-protocol-version': version })).body.result.tools).toHaveLength(14);
+    expect((await rpc(list(1), { 'mcp-protocol-version': version })).body.result.tools).toHaveLength(16);
   });
 
   it('refuses a batch holding an initialize for 2025-06-18 or later', async () => {
@@ -483,13 +489,13 @@ describe('arguments of the wrong JSON type: JSON-RPC invalid params (-32602) wit
     const ok = await rpc(call({ name: 'list_categories', arguments: null }, 3));
     expect(ok.body.id).toBe(3);
     expect(ok.body.result.isError).toBeFalsy();
-    expect((await rpc({ jsonrpc: '2.0', id: 4, method: 'tools/list', params: null })).body.result.tools).toHaveLength(14);
+    expect((await rpc({ jsonrpc: '2.0', id: 4, method: 'tools/list', params: null })).body.result.tools).toHaveLength(16);
 
     const mixed = await rpc([{ jsonrpc: '2.0', id: 1, method: 'tools/list' }, call([], 2), call({ name: 'list_categories', arguments: [] }, 3)]);
     expect(mixed.status).toBe(200);
     const byId = new Map(mixed.body.map((r: { id: number }) => [r.id, r]));
     expect(byId.size).toBe(3);
-    expect((byId.get(1) as { result: { tools: unknown[] } }).result.tools).toHaveLength(14);
+    expect((byId.get(1) as { result: { tools: unknown[] } }).result.tools).toHaveLength(16);
     expect(byId.get(2)).toMatchObject({ error: { code: -32602 } });
     expect(byId.get(3)).toMatchObject({ error: { code: -32602 } });
   });

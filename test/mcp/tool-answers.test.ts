@@ -4,6 +4,7 @@ import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { BASE, orderBody, post as postOrder, shop } from '../helpers/orders.js';
 import { TOOLS } from '../../src/mcp/tools.js';
 import { writeCodSettings } from '../../src/cod/cod-settings.queries.js';
+import { fakeRazorpay, type FakeRazorpay } from '../helpers/razorpay.js';
 
 /**
  * Every tool, in both eras, answers the same bytes whichever road its tools/call takes: the direct path (our writer
@@ -21,12 +22,14 @@ let codOrderNumber: string;
 let placed: Record<string, unknown>;
 let checkoutId: string;
 let toCancel: string;
+let codNumber: string;
+let rzp: FakeRazorpay;
 
 const PHONE = '9876543210';
 
 beforeAll(async () => {
   testDb = await createTestDatabase();
-  direct = await buildTestApp(testDb.db);
+  direct = await buildTestApp(testDb.db, { PAYMENT_API_ALLOW_LOCAL: 'true' });
   sdk = await buildTestApp(testDb.db, { MCP_DIRECT_TOOL_CALLS: 'false' });
   s = await shop(direct, [
     {
@@ -41,12 +44,25 @@ beforeAll(async () => {
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   orderNumber = (res.body as { data: { order_number: string } }).data.order_number;
   await writeCodSettings(direct.db, s.companyId, { confirm_before_booking: true });
-  const cod = await postOrder(
+  const toConfirm = await postOrder(
     direct,
     s.headers,
     orderBody({ customer: { name: 'Asha Rao', phone: PHONE }, payment: 'cod', items: [{ product_id: 'RICE-LOOSE', quantity: 1 }] }),
   );
-  codOrderNumber = (cod.body as { data: { order_number: string } }).data.order_number;
+  codOrderNumber = (toConfirm.body as { data: { order_number: string } }).data.order_number;
+  // a COD order with its payment link made, so create_payment_link answers that live link on both roads
+  rzp = await fakeRazorpay();
+  const acct = rzp.account();
+  await direct.services.payments.configure(s.companyId, {
+    provider: 'razorpay',
+    keyId: acct.keyId,
+    keySecret: acct.keySecret,
+    webhookSecret: 'whsec-tool-answers',
+    baseUrl: rzp.url,
+  });
+  const cod = await postOrder(direct, s.headers, { ...placed, external_reference: 'tool-answers-cod', payment: 'cod' });
+  codNumber = (cod.body as { data: { order_number: string } }).data.order_number;
+  await direct.services.paymentLinks.create({ companyId: s.companyId }, codNumber, {});
   await direct.services.ucpSettings.set(s.companyId, { enabled: true });
   await direct.services.shippingRates.create(s.companyId, { id: 'std', title: 'Standard', level: 'standard', zone_kind: 'everywhere', price: '49.00' });
   const business = (await direct.services.ucpSettings.byCompany(s.companyId))!;
@@ -67,6 +83,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await direct?.app.close();
   await sdk?.app.close();
+  await rzp?.close();
   await testDb?.drop();
 });
 
@@ -79,6 +96,11 @@ const SAMPLES: Record<string, { ok: () => Record<string, unknown>; refused?: Rec
   get_order: { ok: () => ({ reference: orderNumber, phone: PHONE }), refused: { reference: 'ORD-NOPE' } },
   // confirmed at the first call; every later call answers the same
   confirm_cod_order: { ok: () => ({ reference: codOrderNumber, answer: 'confirm', phone: PHONE }), refused: { reference: 'ORD-NOPE', answer: 'confirm' } },
+  create_payment_link: { ok: () => ({ reference: codNumber, phone: PHONE }), refused: { reference: 'ORD-NOPE' } },
+  get_order_whatsapp_messages: {
+    ok: () => ({ reference: orderNumber, type: 'order_status', phone: PHONE }),
+    refused: { reference: 'ORD-NOPE', type: 'order_status' },
+  },
   place_order: { ok: () => placed, refused: { customer: { name: 'A', phone: PHONE }, items: [], external_reference: 'x' } },
   search_products: { ok: () => ({ search: 'rice' }), refused: { limit: 'many' } },
   get_product: { ok: () => ({ id: 'RICE-LOOSE' }), refused: {} },

@@ -73,6 +73,7 @@ describe('a tool definition', () => {
       'complete_checkout',
       'confirm_cod_order',
       'create_checkout',
+      'create_payment_link',
       'place_order',
       'update_checkout',
     ]);

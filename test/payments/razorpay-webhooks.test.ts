@@ -4,8 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, useTestApp } from '../helpers/app.js';
 import { createCompanyWithKey } from '../helpers/fixtures.js';
 import { fakeRazorpay, razorpaySignature, type FakeRazorpay } from '../helpers/razorpay.js';
-import type { PaymentBinding, PaymentEventHandler } from '../../src/payments/payments.service.js';
-import type { RazorpayEvent } from '../../src/payments/webhook.js';
+import { createPaymentService, type PaymentBinding, type PaymentEventHandler } from '../../src/payments/payments.service.js';
+import { PAYMENT_LINK_ORDER_NOTE, type RazorpayEvent } from '../../src/payments/webhook.js';
 
 /**
  * Razorpay's webhooks through the real HTTP door: the simulator pays, signs and delivers to the app listening on a
@@ -39,8 +39,9 @@ async function shop() {
 }
 
 /**
- * A Razorpay order bound to one of our orders (purpose payment_link, which no service handles yet: the tests' own
- * handlers are the only ones called; checkouts have theirs, test/checkout/checkout-razorpay.test.ts).
+ * A Razorpay order bound to one of our orders (purpose payment_link; the payment links' own handler finds no link row
+ * for it and leaves it alone, so the tests' handlers decide; checkouts have theirs, test/checkout/checkout-razorpay.test.ts,
+ * payment links theirs, test/cod/payment-links.test.ts).
  */
 async function boundOrder(s: Awaited<ReturnType<typeof shop>>, amountPaise = 49_900) {
   const subjectId = `ord_${Math.random().toString(36).slice(2, 10)}`;
@@ -139,20 +140,30 @@ describe('a signed delivery is recorded once and acted on once', () => {
     }
   });
 
-  it('a payment link paid: found by its link id (the order Razorpay made for it is not ours)', async () => {
+  it('a payment link paid: found by its link id (the order Razorpay made for it is not ours); its capture and order.paid are acted as told by it', async () => {
     const s = await shop();
     const link = await s.provider.createPaymentLink({
       amountPaise: 129_900,
       referenceId: 'ORD-LINK-1',
       description: 'COD to prepaid',
       customer: { contact: CONTACT },
+      notes: { [PAYMENT_LINK_ORDER_NOTE]: 'ord_link_1' },
     });
     await ctx.services.payments.bindOrder(s.company.id, { providerOrderId: link.id, purpose: 'payment_link', subjectId: 'ord_link_1', amountPaise: 129_900 });
     const h = recorder();
     try {
       const { paymentId, deliveries } = await rzp.pay(link.id, { contact: CONTACT, email: EMAIL });
-      expect(deliveries.map((d) => d.status)).toEqual([200]);
+      expect(deliveries.map((d) => [d.event, d.status])).toEqual([
+        ['payment.captured', 200],
+        ['order.paid', 200],
+        ['payment_link.paid', 200],
+      ]);
       expect(h.calls).toHaveLength(1);
+      expect((await events(s.company.id)).map((e) => [e.event_type, e.status])).toEqual([
+        ['payment.captured', 'acted'],
+        ['order.paid', 'acted'],
+        ['payment_link.paid', 'acted'],
+      ]);
       expect(h.calls[0].binding).toMatchObject({ providerOrderId: link.id, purpose: 'payment_link', subjectId: 'ord_link_1', amount: '1299.00' });
       expect(h.calls[0].event).toMatchObject({ type: 'payment_link.paid', paymentLinkId: link.id, paymentId, providerOrderId: rzp.link(link.id)!.order_id });
     } finally {
@@ -296,12 +307,27 @@ describe('events nothing here is bound to', () => {
     }
   });
 
-  it('with no handler registered a bound event stays recorded (answered 200)', async () => {
+  it('with no handler registered a bound event stays recorded', async () => {
     const s = await shop();
     const { order } = await boundOrder(s);
     const [captured] = (await rzp.pay(order.id, { hold: true })).deliveries;
-    expect(await rzp.deliver(captured)).toEqual([200]);
+    // a payment service of its own: the app's has the payment links' handler for this purpose
+    const bare = createPaymentService({ db: ctx.db, config: ctx.config });
+    const receipt = await bare.receiveWebhook(s.company.slug, Buffer.from(captured.body), { signature: captured.signature, eventId: captured.eventId });
+    expect(receipt).toMatchObject({ status: 'recorded', repeated: false });
     expect((await events(s.company.id)).map((e) => e.status)).toEqual(['recorded']);
+  });
+
+  it('a capture carrying the payment-link note of an order with no link binding still needs attention', async () => {
+    const s = await shop();
+    const made = await s.provider.createOrder({
+      amountPaise: 25_000,
+      currency: 'INR',
+      receipt: 'forged',
+      notes: { [PAYMENT_LINK_ORDER_NOTE]: 'ord_not_bound' },
+    });
+    await rzp.pay(made.id);
+    expect((await events(s.company.id)).map((e) => e.status)).toEqual(['needs_attention', 'needs_attention']);
   });
 });
 

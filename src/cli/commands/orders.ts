@@ -5,6 +5,7 @@ import { issuesToDetails } from '../../contract/validation.js';
 import { Decimal } from '../../lib/money.js';
 import { draftOrderBody } from '../../contract/orders.js';
 import { COD_ANSWERS, type CodAnswer } from '../../contract/cod-answer.js';
+import { PAYMENT_LINK_MAX_MINUTES, PAYMENT_LINK_MIN_MINUTES, paymentLinkBody } from '../../contract/payment-links.js';
 import { ORDER_TARGETS, type OrderTarget } from '../../fulfilment/lifecycle.service.js';
 import { parse, str, UsageError } from '../args.js';
 import { companyId, withHint, type CommandGroup } from '../command.js';
@@ -168,10 +169,27 @@ export const orderCommands: CommandGroup = {
       if (!ctx.json && v.update.result === 'repeated') ctx.out(v.update.message);
     },
   },
+  'order payment-link': {
+    usage: 'order payment-link <ref> --company <id|slug> [--expire-in-minutes <15-10080>]',
+    summary: 'a Razorpay payment link for what a COD order not yet shipped owes (the live one again if it has one); paid, the order becomes prepaid',
+    async run(args, ctx) {
+      const { values, pos } = parse(args, { ...companyFlag, 'expire-in-minutes': { type: 'string' } }, ['ref']);
+      const minutes = str(values['expire-in-minutes']);
+      const parsed = paymentLinkBody.safeParse({ expire_in_minutes: minutes === undefined ? undefined : Number(minutes) });
+      if (!parsed.success || (minutes !== undefined && !/^\d+$/.test(minutes)))
+        throw new UsageError(`--expire-in-minutes must be a whole number from ${PAYMENT_LINK_MIN_MINUTES} to ${PAYMENT_LINK_MAX_MINUTES}`);
+      const { link, existing } = await ctx.services.paymentLinks.create({ companyId: (await companyId(ctx, values))! }, pos[0], parsed.data);
+      if (ctx.json) return ctx.out(JSON.stringify({ ...link, existing }, null, 2));
+      ctx.out(
+        `${existing ? 'live link already made' : 'payment link made'} for ${link.order_number}: ${link.amount} INR, ${link.status}, expires ${link.expires_at ?? 'never'}`,
+      );
+      ctx.out(link.short_url);
+    },
+  },
   'orders attention': {
     usage: 'orders attention [--company <id|slug>]',
     summary:
-      'orders needing staff, oldest first: courier updates held (e.g. delivered for a cancelled order), failed bookings, payments to refund (money for a checkout no longer payable), and COD confirmations past their time limit (order cod-confirm)',
+      'orders needing staff, oldest first: courier updates held (e.g. delivered for a cancelled order), failed bookings, payments to refund (money for a checkout no longer payable, or a payment link paid for an order that cannot take it), and COD confirmations past their time limit (order cod-confirm)',
     async run(args, ctx) {
       const { values } = parse(args, companyFlag, []);
       const rows = await ctx.services.fulfilment.listAttention(await companyId(ctx, values, false));

@@ -1,7 +1,8 @@
 -- POST /orders with its order.created event in the same statement (one implicit transaction, no extra round trip).
 -- The service gives the event's data as it will be; the statement fills in what only it knows: the order's time
 -- and the customer as recorded (name on file, phone, opt-out), and the COD confirmation place_order() asked for: then
--- an order.cod_confirmation_requested event follows (p_event's cod_requested_id), with the same data.
+-- an order.cod_confirmation_requested event follows (p_event's cod_requested_id), with the same data. The
+-- order.created event's WhatsApp messages (p_event.whatsapp) are stored beside its data.
 -- plan: postgres=auto citus=custom
 CREATE OR REPLACE FUNCTION place_order_with_event(p_company text, p jsonb, p_event jsonb) RETURNS jsonb
 LANGUAGE plpgsql AS $$
@@ -26,6 +27,10 @@ BEGIN
   PERFORM record_event(p_company, p_event->>'id', 'order.created', o->>'id', v_data::json, v_at);
   IF o->>'cod_confirmation' = 'pending' THEN
     PERFORM record_event(p_company, p_event->>'cod_requested_id', 'order.cod_confirmation_requested', o->>'id', v_data::json, v_at);
+  END IF;
+  -- its WhatsApp messages, built by the service (orders/whatsapp-messages.ts), sent beside data
+  IF p_event ? 'whatsapp' THEN
+    UPDATE events SET whatsapp = (p_event->'whatsapp')::json WHERE company_id = p_company AND id = p_event->>'id';
   END IF;
   RETURN o;
 END $$;

@@ -44,6 +44,8 @@ export const events = pgTable(
     subject_id: text().notNull(),
     data: json().notNull(),
     created_at: timestamptz().notNull(),
+    // an order event's WhatsApp messages, sent beside `data` (migration 0031); null for other events
+    whatsapp: json(),
   },
   (t) => [primaryKey({ columns: [t.company_id, t.id] })],
 );

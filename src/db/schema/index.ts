@@ -10,3 +10,4 @@ export * from './select.js';
 export * from './events.js';
 export * from './checkout.js';
 export * from './payments.js';
+export * from './whatsapp.js';

@@ -4,6 +4,7 @@ import type { Config } from '../../config.js';
 import type { Database } from '../../db/index.js';
 import type { Services } from '../../services.js';
 import { registerOrderRoutes } from './orders.js';
+import { registerPaymentLinkRoutes } from './payment-links.js';
 import { registerCustomerRoutes } from './customers.js';
 import { registerWebhookRoutes } from './webhooks.js';
 import { registerStockRoutes } from './stock.js';
@@ -57,6 +58,7 @@ export async function registerApiRoutes(
   observe: { toolCalled?: (tool: string, outcome: string) => void; mcpDirectToolCalls?: boolean } = {},
 ): Promise<void> {
   registerOrderRoutes(api, services);
+  registerPaymentLinkRoutes(api, services);
   registerCustomerRoutes(api, services);
   registerWebhookRoutes(api, services);
   registerUcpSettingsRoutes(api, services);

@@ -3,13 +3,17 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Services } from '../../services.js';
 import { errorResponses } from '../../contract/error-responses.js';
+import { whatsappMessageSchema, whatsappMessagesQuery } from '../../contract/whatsapp.js';
 import { orderLookupParams, orderLookupQuery, orderLookupSchema, orderSchema, placeOrderBody } from '../../contract/orders.js';
 import { codConfirmationBody } from '../../contract/cod-answer.js';
 
 export const ORDER_BODY_LIMIT = 32 * 1024;
 
 /** REST door for orders: parse, call the service, shape. */
-export function registerOrderRoutes(api: FastifyInstance, { orders, media, codConfirmations }: Pick<Services, 'orders' | 'media' | 'codConfirmations'>): void {
+export function registerOrderRoutes(
+  api: FastifyInstance,
+  { orders, media, codConfirmations, whatsapp }: Pick<Services, 'orders' | 'media' | 'codConfirmations' | 'whatsapp'>,
+): void {
   const app = api.withTypeProvider<ZodTypeProvider>();
 
   app.post(
@@ -59,5 +63,18 @@ export function registerOrderRoutes(api: FastifyInstance, { orders, media, codCo
     async (req) => ({
       data: await codConfirmations.answer(req.tenant, req.params.reference, req.body.phone, req.body.answer, media.origin(req)),
     }),
+  );
+
+  // The order's WhatsApp Cloud API message, ready to send (issue 33): the body to POST as it is.
+  app.get(
+    '/orders/:reference/whatsapp-messages',
+    {
+      schema: {
+        params: orderLookupParams,
+        querystring: whatsappMessagesQuery,
+        response: { 200: z.object({ data: whatsappMessageSchema }), ...errorResponses([400, 401, 403, 404, 422, 429, 500]) },
+      },
+    },
+    async (req) => ({ data: await whatsapp.messages(req.tenant, req.params.reference, req.query) }),
   );
 }

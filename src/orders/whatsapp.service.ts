@@ -1,0 +1,52 @@
+import type { Db } from '../db/index.js';
+import { notFound } from '../contract/errors.js';
+import { toValidationError } from '../contract/validation.js';
+import { whatsappSettingsInput, type WhatsappMessage, type WhatsappMessagesQuery } from '../contract/whatsapp.js';
+import { tenantReader } from '../keys/key-check.js';
+import type { Tenant } from '../keys/keys.service.js';
+import { normalizePhone } from '../lib/phone.js';
+import { orderLookupByReference } from './order-events.js';
+import { buildOrderDetails, buildOrderDetailsTemplate, buildOrderStatus, buildOrderStatusTemplate } from './whatsapp-messages.js';
+import { findMessageFacts, findWhatsappSettings, writeWhatsappSettings, type WhatsappSettings } from './whatsapp.queries.js';
+
+export type WhatsappSettingsView = Omit<WhatsappSettings, 'updated_at'> & { updated_at: string | null };
+const view = (s: WhatsappSettings): WhatsappSettingsView => ({ ...s, updated_at: s.updated_at ? s.updated_at.toISOString() : null });
+
+/** An order's WhatsApp messages, ready to send, and the company's settings they read (README "COD that converts"). */
+export function createWhatsappService({ db, clock = () => new Date() }: { db: Db; clock?: () => Date }) {
+  return {
+    /**
+     * GET /orders/{reference}/whatsapp-messages: found as GET /orders/{reference} finds it (with a phone, only that
+     * customer's order; any mismatch is the same 404), then built from its lookup, its facts and the settings.
+     */
+    async messages(tenant: Tenant, reference: string, query: WhatsappMessagesQuery): Promise<WhatsappMessage> {
+      const unknown = () => notFound('no order with this reference in this company; look it up by order number, order_id or your external_reference');
+      let phoneE164: string | null = null;
+      if (query.phone !== undefined) {
+        const p = normalizePhone(query.phone);
+        if (!p.ok) throw unknown();
+        phoneE164 = p.e164;
+      }
+      const now = clock();
+      const order = await orderLookupByReference(tenantReader(db, tenant), reference, phoneE164, now);
+      if (!order) throw unknown();
+      const facts = await findMessageFacts(db, tenant.companyId, order.order_id, now);
+      if (!facts) throw unknown();
+      if (query.type === 'order_status') return query.template ? buildOrderStatusTemplate(order, facts) : buildOrderStatus(order);
+      return query.template ? buildOrderDetailsTemplate(order, facts) : buildOrderDetails(order, facts);
+    },
+
+    async settings(companyId: string): Promise<WhatsappSettingsView> {
+      return view(await findWhatsappSettings(db, companyId));
+    },
+
+    /** Changes the fields given (absent keeps, null clears); answers the settings as they are now. */
+    async set(companyId: string, input: unknown): Promise<WhatsappSettingsView> {
+      const parsed = whatsappSettingsInput.safeParse(input);
+      if (!parsed.success) throw toValidationError(parsed.error);
+      return view(await writeWhatsappSettings(db, companyId, parsed.data));
+    },
+  };
+}
+
+export type WhatsappService = ReturnType<typeof createWhatsappService>;
