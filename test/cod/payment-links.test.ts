@@ -355,11 +355,17 @@ describe('the link paid: the same order becomes prepaid, once', () => {
     await ctx.db.query(sql`DELETE FROM jobs WHERE company_id = ${s.companyId} AND order_id = ${s.order.order_id}`);
     const link = (await createLink(s, s.order.order_number)).body.data;
     await rzp.pay(link.link_id);
-    const [row] = await ctx.db.query<{ cod_confirmation: string; settled: boolean }>(
-      sql`SELECT cod_confirmation, cod_confirmation_settled_at IS NOT NULL AS settled FROM orders WHERE company_id = ${s.companyId} AND id = ${s.order.order_id}`,
+    const [row] = await ctx.db.query<{ cod_confirmation: string; settled: boolean; by: string }>(
+      sql`SELECT cod_confirmation, cod_confirmation_settled_at IS NOT NULL AS settled, cod_confirmation_settled_by AS by
+            FROM orders WHERE company_id = ${s.companyId} AND id = ${s.order.order_id}`,
     );
-    expect(row).toEqual({ cod_confirmation: 'confirmed', settled: true });
+    expect(row).toEqual({ cod_confirmation: 'confirmed', settled: true, by: 'payment' });
     const jobs = await ctx.db.query<{ status: string }>(sql`SELECT status FROM jobs WHERE company_id = ${s.companyId} AND order_id = ${s.order.order_id}`);
     expect(jobs).toEqual([{ status: 'pending' }]);
+    // the flow hears of the settlement (codConfirmations.settleIn), then of the payment
+    const events = await ctx.db.query<{ type: string }>(
+      sql`SELECT type FROM events WHERE company_id = ${s.companyId} AND subject_id = ${s.order.order_id} AND type LIKE 'order.%' ORDER BY seq`,
+    );
+    expect(events.map((e) => e.type).slice(-2)).toEqual(['order.cod_confirmation_settled', 'order.payment_link_paid']);
   });
 });
