@@ -19,10 +19,7 @@ BEGIN
     || jsonb_build_object('order_date', to_char(v_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))
     || jsonb_build_object('customer', jsonb_build_object('name', o->'customer_name', 'phone', o->'customer_phone',
                                                          'messaging_opted_out', v_opted IS TRUE));
-  PERFORM record_event(p_company, p_event->>'id', 'order.created', o->>'id', v_data::json, v_at);
-  -- its WhatsApp messages, built by the service (orders/whatsapp-messages.ts), sent beside data
-  IF p_event ? 'whatsapp' THEN
-    UPDATE events SET whatsapp = (p_event->'whatsapp')::json WHERE company_id = p_company AND id = p_event->>'id';
-  END IF;
+  -- with its WhatsApp messages, built by the service (orders/whatsapp-messages.ts), sent beside data
+  PERFORM record_event(p_company, p_event->>'id', 'order.created', o->>'id', v_data::json, v_at, (p_event->'whatsapp')::json);
   RETURN o;
 END $$;
