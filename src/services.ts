@@ -19,6 +19,8 @@ import { orderNumbersFor } from './orders/order-numbers.js';
 import { createOrderWriter } from './orders/order-writer.js';
 import { createPaymentService } from './payments/payments.service.js';
 import { createPaymentLinkService } from './cod/payment-links.service.js';
+import { createCodSettingsService } from './cod/cod-settings.service.js';
+import { createCodRulesService } from './cod/cod-rules.service.js';
 
 /**
  * Every service, built once per process from its narrow dependencies; REST and MCP call the same ones. Catalogue reads
@@ -47,11 +49,12 @@ export function createServices({ db, config }: { db: Db & { replica?: Db }; conf
   // a payment link paid turns its COD order prepaid (in the webhook event's transaction)
   const paymentLinks = createPaymentLinkService({ db, payments });
   payments.onEvent('payment_link', (companyId, event, binding, tx) => paymentLinks.paymentEvent(companyId, event, binding, tx));
+  const codRules = createCodRulesService({ db });
   return {
     companies: createCompanyService({ db }),
     taxProfiles: createTaxProfileService({ db }),
     keys: createKeyService({ db }),
-    orders: createOrderService({ db, media: catalogue.media, orderNumbers }),
+    orders: createOrderService({ db, media: catalogue.media, orderNumbers, codRules }),
     customers: createCustomerService({ db }),
     ...catalogue,
     items: createItemService({ db }),
@@ -64,6 +67,8 @@ export function createServices({ db, config }: { db: Db & { replica?: Db }; conf
     ucpDiscovery,
     payments,
     paymentLinks,
+    codSettings: createCodSettingsService({ db }),
+    codRules,
   };
 }
 
