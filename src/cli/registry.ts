@@ -10,6 +10,7 @@ import { dbCommands } from './commands/db.js';
 import { webhookCommands } from './commands/webhooks.js';
 import { checkoutCommands } from './commands/checkout.js';
 import { ucpCommands } from './commands/ucp.js';
+import { codCommands } from './commands/cod.js';
 
 /** Every admin command, group by group, in the order --help lists them. A new group is one line here. */
 export const COMMANDS: CommandGroup = {
@@ -23,5 +24,6 @@ export const COMMANDS: CommandGroup = {
   ...webhookCommands,
   ...checkoutCommands,
   ...ucpCommands,
+  ...codCommands,
   ...dbCommands,
 };
