@@ -35,6 +35,7 @@ export function createServices({ db, config }: { db: Db & { replica?: Db }; conf
   const orderNumbers = orderNumbersFor(db);
   const payments = createPaymentService({ db, config });
   const ucpDiscovery = createUcpDiscovery({ db, config, payments });
+  const codRules = createCodRulesService({ db });
   const checkout = createCheckoutService({
     db,
     shippingRates,
@@ -43,13 +44,13 @@ export function createServices({ db, config }: { db: Db & { replica?: Db }; conf
     orderWriter: createOrderWriter({ db, orderNumbers }),
     paymentHandlers: ucpDiscovery.handlers,
     payments,
+    codRules,
   });
   // a payment captured on Razorpay's hosted checkout completes its checkout (in the webhook event's transaction)
   payments.onEvent('checkout', (companyId, event, binding, tx) => checkout.paymentEvent(companyId, event, binding, tx));
   // a payment link paid turns its COD order prepaid (in the webhook event's transaction)
   const paymentLinks = createPaymentLinkService({ db, payments });
   payments.onEvent('payment_link', (companyId, event, binding, tx) => paymentLinks.paymentEvent(companyId, event, binding, tx));
-  const codRules = createCodRulesService({ db });
   return {
     companies: createCompanyService({ db }),
     taxProfiles: createTaxProfileService({ db }),

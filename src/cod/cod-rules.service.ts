@@ -4,7 +4,7 @@ import { AppError, validationError } from '../contract/errors.js';
 import type { CodAvailability, CodAvailabilityQuery } from '../contract/cod.js';
 import { Decimal } from '../lib/money.js';
 import { normalizePhone } from '../lib/phone.js';
-import { codRefusals } from './cod-rules.js';
+import { codRefusals, type CodRefusal } from './cod-rules.js';
 import { findCodRuleFacts } from './cod-settings.queries.js';
 
 /** A COD order about to be placed, as the order path knows it. */
@@ -26,14 +26,20 @@ const ORDER_PATHS = { max_order_value: 'items', rto_threshold: 'customer.phone' 
  * the same facts and evaluate them with the same function (cod-rules.ts `codRefusals`).
  */
 export function createCodRulesService({ db }: { db: Db }) {
+  /** The rules a COD order with these facts breaks (none: COD is offered); a checkout completing with COD asks this too. */
+  async function refusalsFor(companyId: string, order: { pincode: string | null; amount: Decimal; phoneE164: string | null }): Promise<CodRefusal[]> {
+    return codRefusals(await findCodRuleFacts(db, companyId, order.phoneE164), order).refusals;
+  }
+
   return {
+    refusalsFor,
+
     /**
      * Throws 422 `unprocessable` when the COD order breaks a rule, `details` naming each rule broken with the request
      * field it answers to. Called before anything is written; the order path calls it for COD orders only.
      */
     async refuseBroken(companyId: string, order: CodOrderToPlace): Promise<void> {
-      const facts = await findCodRuleFacts(db, companyId, order.phoneE164);
-      const { refusals } = codRefusals(facts, order);
+      const refusals = await refusalsFor(companyId, order);
       if (refusals.length === 0) return;
       const path = (rule: (typeof refusals)[number]['rule']) => (rule === 'blocked_pincode' ? order.pincodePath : ORDER_PATHS[rule]);
       throw new AppError(
