@@ -125,6 +125,8 @@ describe('OpenAPI document', () => {
         '/ucp/settings',
         '/ucp/hosts',
         '/ucp/hosts/{host}',
+        '/cod/settings',
+        '/cod/availability',
       ].sort(),
     );
     for (const [path, item] of Object.entries(doc.paths)) {
