@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { MAX_BLOCKED_PINCODES } from '../../src/contract/cod.js';
 import { useTestApp } from '../helpers/app.js';
 import { codAdminHeaders, putCodSettings } from '../helpers/cod.js';
-import { BASE, shop } from '../helpers/orders.js';
+import { BASE, fetchJson, listeningUrl, shop } from '../helpers/orders.js';
 
 /** GET and PUT /cod/settings: the `cod` permission, every field's rules at its edges, and one company's settings only. */
 const ctx = useTestApp();
@@ -81,6 +81,30 @@ describe('COD settings over REST', () => {
     expect((await getSettings(b.cod)).body.data).toEqual(DEFAULTS);
     await putCodSettings(ctx, b.cod, { max_order_value: '10' });
     expect((await getSettings(a.cod)).body.data).toMatchObject({ blocked_pincodes: ['560038'], rto_threshold: 0, max_order_value: null });
+  });
+
+  it('keeps both of two admins changing different fields at the same moment (truly parallel requests)', async () => {
+    const co = await codCompany();
+    const url = `${await listeningUrl(ctx)}/cod/settings`;
+    const changes = [
+      { confirm_before_booking: true },
+      { confirm_within_minutes: 45 },
+      { on_timeout: 'staff' },
+      { blocked_pincodes: ['560038'] },
+      { max_order_value: '2500' },
+      { rto_threshold: 3 },
+    ];
+    const answers = await Promise.all(changes.map((body) => fetchJson(url, { method: 'PUT', headers: co.cod, body })));
+    expect(answers.map((a) => a.status)).toEqual(changes.map(() => 200));
+    expect((await getSettings(co.cod)).body.data).toEqual({
+      confirm_before_booking: true,
+      confirm_within_minutes: 45,
+      on_timeout: 'staff',
+      blocked_pincodes: ['560038'],
+      max_order_value: '2500.00',
+      rto_threshold: 3,
+      updated_at: expect.any(String),
+    });
   });
 
   it('takes confirm_within_minutes 5 and 10080, refuses 4, 10081, 30.5 and "30"', async () => {
