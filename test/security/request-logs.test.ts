@@ -207,6 +207,8 @@ describe('request logs at the default level', () => {
       { method: 'POST', url: `${BASE}/orders`, headers: key, payload: { ...body, external_reference: `${UNKNOWN_REFERENCE}-cod`, payment: 'cod' } },
       { url: `${BASE}/cod/availability?${personal}&pincode=560038&amount=${DIGITS.slice(0, 6)}`, headers: key },
       { url: `${BASE}/cod/availability?phone=${q(`0${UNKNOWN_PHONE_DIGITS}`)}`, headers: key },
+      // a payment link asked for an order that is not there (the route's log line only; test/http covers the link itself)
+      { method: 'POST', url: `${BASE}/orders/${q(REFERENCE)}/payment-link?${personal}`, headers: key, payload: { phone: PHONE } },
       { url: `/ucp/${s.company.slug}/.well-known/ucp?${personal}` },
       { url: `/ucp/${s.company.slug}/2026-01-11/.well-known/ucp` },
       { url: `/ucp/${s.company.slug}/2026-01-11/docs/specification/checkout?${personal}` },
