@@ -17,7 +17,8 @@ export const errorCatalogue = {
   unsupported_media_type: { status: 415, description: 'Body not application/json (code validation_failed)' },
   unprocessable: {
     status: 422,
-    description: 'Company has no active stock location, or the external_reference belongs to an order staff are preparing; nothing created',
+    description:
+      "Company has no active stock location, the external_reference belongs to an order staff are preparing, or a COD order breaks the company's COD rules (details name each rule); nothing created",
   },
   rate_limited: { status: 429, description: 'Rate limit exceeded; wait Retry-After seconds' },
   internal: { status: 500, description: 'Server fault; safe to retry' },

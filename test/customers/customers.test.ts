@@ -44,6 +44,7 @@ describe('GET /customers', () => {
           order_date: o.created_at,
           external_reference: o.external_reference,
         })),
+        delivery_record: { delivered: 0, returned_to_origin: 0, cancelled: 0 },
       });
     }
   });

@@ -171,6 +171,7 @@ describe('tools/list', () => {
     expect(tools.map((t) => t.name).sort()).toEqual(
       [
         'browse_catalog',
+        'check_cod_availability',
         'find_customer',
         'get_order',
         'get_order_whatsapp_messages',
