@@ -23,3 +23,8 @@ CREATE TABLE whatsapp_settings (
 -- An order event's WhatsApp messages, built when the event is written (a redelivery sends the same bytes); null for
 -- other events. Sent as the body's top-level `whatsapp` member beside `data`.
 ALTER TABLE events ADD COLUMN whatsapp json;
+
+-- record_event() takes them as a seventh argument (src/db/functions/record_event.sql), so an order event is one
+-- INSERT, not an INSERT and an UPDATE of the row just written; the six-argument version goes first (a call with six
+-- arguments would otherwise match both).
+DROP FUNCTION IF EXISTS record_event(text, text, text, text, json, timestamptz);

@@ -21,6 +21,8 @@ import { createOrderWriter } from './orders/order-writer.js';
 import { createPaymentService } from './payments/payments.service.js';
 import { createCodConfirmationService } from './cod/cod-confirmation.service.js';
 import { createPaymentLinkService } from './cod/payment-links.service.js';
+import { createCodSettingsService } from './cod/cod-settings.service.js';
+import { createCodRulesService } from './cod/cod-rules.service.js';
 
 /**
  * Every service, built once per process from its narrow dependencies; REST and MCP call the same ones. Catalogue reads
@@ -35,6 +37,7 @@ export function createServices({ db, config }: { db: Db & { replica?: Db }; conf
   const orderNumbers = orderNumbersFor(db);
   const payments = createPaymentService({ db, config });
   const ucpDiscovery = createUcpDiscovery({ db, config, payments });
+  const codRules = createCodRulesService({ db });
   const checkout = createCheckoutService({
     db,
     shippingRates,
@@ -43,6 +46,7 @@ export function createServices({ db, config }: { db: Db & { replica?: Db }; conf
     orderWriter: createOrderWriter({ db, orderNumbers }),
     paymentHandlers: ucpDiscovery.handlers,
     payments,
+    codRules,
   });
   // a payment captured on Razorpay's hosted checkout completes its checkout (in the webhook event's transaction)
   payments.onEvent('checkout', (companyId, event, binding, tx) => checkout.paymentEvent(companyId, event, binding, tx));
@@ -55,7 +59,7 @@ export function createServices({ db, config }: { db: Db & { replica?: Db }; conf
     companies: createCompanyService({ db }),
     taxProfiles: createTaxProfileService({ db }),
     keys: createKeyService({ db }),
-    orders: createOrderService({ db, media: catalogue.media, orderNumbers }),
+    orders: createOrderService({ db, media: catalogue.media, orderNumbers, codRules }),
     customers: createCustomerService({ db }),
     ...catalogue,
     items: createItemService({ db }),
@@ -71,6 +75,8 @@ export function createServices({ db, config }: { db: Db & { replica?: Db }; conf
     paymentLinks,
     // an order's WhatsApp messages, ready to send (issue 33)
     whatsapp: createWhatsappService({ db }),
+    codSettings: createCodSettingsService({ db }),
+    codRules,
   };
 }
 

@@ -186,6 +186,7 @@ export function createCheckoutService({
   orderWriter,
   paymentHandlers,
   payments,
+  codRules,
 }: {
   db: Db;
   shippingRates: Pick<ShippingRateService, 'options'>;
@@ -197,6 +198,10 @@ export function createCheckoutService({
   paymentHandlers: (companyId: string) => Promise<readonly HandlerDef[]>;
   /** the company's Razorpay account: its orders and their bindings, for the hosted checkout */
   payments: Pick<PaymentService, 'provider' | 'bindOrder' | 'account'>;
+  /** the company's COD rules (src/cod/cod-rules.service.ts, wired in services.ts): what a COD order with these facts breaks */
+  codRules: {
+    refusalsFor(companyId: string, order: { pincode: string | null; amount: Decimal; phoneE164: string | null }): Promise<{ rule: string; message: string }[]>;
+  };
 }) {
   /** The catalogue's lines for the platform's items, in its order; an unknown or unlisted item is refused. */
   async function linesFor(on: Db, companyId: string, items: CreateCheckoutBody['line_items'], kept: StoredLine[]): Promise<StoredLine[]> {
@@ -587,6 +592,17 @@ export function createCheckoutService({
       const { record: _, ...came } = current;
       const booking = india && business.autoCourierBooking;
       const { input, completed, payment } = completionOrder(record, came, who, { address, india, booking }, settlement);
+      // COD breaking one of the company's COD rules is refused as UCP refuses COD outside India: the checkout stays open.
+      if (settlement.payment === 'cod') {
+        const refusals = await codRules.refusalsFor(companyId, { pincode: address.pincode, amount: new Decimal(input.order.amount), phoneE164: who.phoneE164 });
+        if (refusals.length > 0)
+          throw new UcpError(
+            400,
+            'invalid_payment',
+            `Cash on delivery is not offered for this checkout: ${refusals.map((r) => r.message).join('; ')}`,
+            '$.payment_data.handler_id',
+          );
+      }
       let orderId: string;
       try {
         orderId = (await orderWriter.place(companyId, input)).id;

@@ -1,6 +1,6 @@
 import type { ShippingRateRow } from '../db/schema/checkout.js';
 import { Decimal } from '../lib/money.js';
-import { officialStateName, resolveDeliveryState } from '../lib/pincode.js';
+import { officialStateName, pinInRange, resolveDeliveryState } from '../lib/pincode.js';
 import { amountOf, type Amount } from './totals.js';
 
 /** The options a destination is offered, from the company's shipping rates (no SQL: the rates are handed in). */
@@ -55,12 +55,6 @@ function placeOf(destination: ShippingDestination): Place | { problem: string | 
   if (pin === '') return { country, pin: null, state: officialStateName(destination.state) };
   const resolved = resolveDeliveryState(pin, destination.state);
   return resolved.ok ? { country, pin: Number(pin), state: resolved.state } : { problem: resolved.message };
-}
-
-/** "110001-110099" or "110001" holds the PIN. */
-function pinInRange(pin: number, range: string): boolean {
-  const [from, to = from] = range.split('-').map((part) => Number(part.trim()));
-  return pin >= from && pin <= to;
 }
 
 function matches(rate: ShippingRate, place: Place): boolean {

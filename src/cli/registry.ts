@@ -11,6 +11,7 @@ import { webhookCommands } from './commands/webhooks.js';
 import { checkoutCommands } from './commands/checkout.js';
 import { ucpCommands } from './commands/ucp.js';
 import { whatsappCommands } from './commands/whatsapp.js';
+import { codCommands } from './commands/cod.js';
 
 /** Every admin command, group by group, in the order --help lists them. A new group is one line here. */
 export const COMMANDS: CommandGroup = {
@@ -25,5 +26,6 @@ export const COMMANDS: CommandGroup = {
   ...checkoutCommands,
   ...ucpCommands,
   ...whatsappCommands,
+  ...codCommands,
   ...dbCommands,
 };

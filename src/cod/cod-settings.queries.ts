@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { Db } from '../db/index.js';
 import { codSettings, columnList, type CodSettingsRow } from '../db/schema/index.js';
+import { deliveryRecordOf } from '../customers/customers.queries.js';
 
 /** A company's cash-on-delivery settings (migration 0027): the one reader and writer of cod_settings. */
 
@@ -53,5 +54,28 @@ export async function writeCodSettings(db: Db, companyId: string, change: CodSet
       rto_threshold = ${keep('rto_threshold')},
       updated_at = EXCLUDED.updated_at
     RETURNING ${COLUMNS}`);
+  return rows[0];
+}
+
+/** What the COD rules are evaluated on: the company's rules, and the customer's parcels returned to origin. */
+export type CodRuleFacts = Pick<CodSettings, 'blocked_pincodes' | 'max_order_value' | 'rto_threshold'> & {
+  /** the customer's returned_to_origin count (their delivery record); 0 for a phone no customer has; null when no phone */
+  returned_to_origin: number | null;
+};
+
+/**
+ * The COD rules and, when the company has an rto_threshold and a phone is given, that customer's returns to origin
+ * (customers.queries.ts deliveryRecordOf, the count find_customer shows), in one statement: the one extra read of a
+ * COD order (POST /orders, place_order) and the whole read of the availability check.
+ */
+export async function findCodRuleFacts(db: Db, companyId: string, phoneE164: string | null): Promise<CodRuleFacts> {
+  const customer = sql`SELECT id FROM customers WHERE company_id = ${companyId} AND phone_e164 = ${phoneE164}`;
+  const rows = await db.query<CodRuleFacts>(
+    sql`SELECT coalesce(s.blocked_pincodes, '{}'::text[]) AS blocked_pincodes, s.max_order_value, s.rto_threshold,
+               CASE WHEN s.rto_threshold IS NOT NULL AND ${phoneE164}::text IS NOT NULL
+                    THEN (SELECT r.returned_to_origin FROM (${deliveryRecordOf(companyId, customer)}) r) END AS returned_to_origin
+        FROM (SELECT 1) one LEFT JOIN cod_settings s ON s.company_id = ${companyId}`,
+    'cod_rule_facts',
+  );
   return rows[0];
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { Decimal, money } from '../lib/money.js';
-import { officialStateName } from '../lib/pincode.js';
+import { officialStateName, pinRange } from '../lib/pincode.js';
 import { requiredAs } from './orders.js';
 
 /** What staff send to set up a checkout's shipping rates and discount codes, and what they get back. */
@@ -40,14 +40,6 @@ const count = z
   .pipe(z.number().int('must be a whole number').min(1, 'must be at least 1').max(1_000_000_000, 'must be at most 1000000000'));
 
 const moment = z.iso.datetime({ offset: true, error: 'must be a date and time with its offset, e.g. "2026-12-01T00:00:00+05:30"' });
-
-/** "110001" or "110001-110099": Indian PIN codes, not starting with 0. */
-function pinRange(value: string): string | null {
-  const m = /^([1-9]\d{5})(?:\s*-\s*([1-9]\d{5}))?$/.exec(value.trim());
-  if (!m) return null;
-  if (m[2] !== undefined && Number(m[2]) < Number(m[1])) return null;
-  return m[2] === undefined || m[2] === m[1] ? m[1] : `${m[1]}-${m[2]}`;
-}
 
 /**
  * A zone's values as stored, or what is wrong with them: PIN codes or ranges; Indian states by their official names

@@ -9,6 +9,20 @@ export const customerLookupQuery = z.object({
 
 export type CustomerLookupQuery = z.output<typeof customerLookupQuery>;
 
+/** How the customer's orders ended (docs/decisions.md "A customer's delivery record"); each order counts once. */
+export const deliveryRecordSchema = z
+  .object({
+    delivered: z.number().int().describe('Orders delivered to the customer (a return after delivery still counts here).'),
+    returned_to_origin: z
+      .number()
+      .int()
+      .describe(
+        'Orders whose parcel came back undelivered: the courier reported it returning to origin, or staff recorded the order returned without a delivery.',
+      ),
+    cancelled: z.number().int().describe('Orders cancelled before they shipped.'),
+  })
+  .describe("The customer's delivery record, for deciding whether to offer cash on delivery.");
+
 export const customerSchema = z.object({
   customer_id: z.string(),
   name: z.string(),
@@ -20,6 +34,7 @@ export const customerSchema = z.object({
   shipping_address: z.string().nullable(),
   messaging_opted_out: z.boolean(),
   recent_orders: z.array(orderSummarySchema),
+  delivery_record: deliveryRecordSchema,
 });
 
 export type Customer = z.infer<typeof customerSchema>;

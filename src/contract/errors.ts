@@ -21,7 +21,7 @@ export const errorCatalogue = {
   unprocessable: {
     status: 422,
     description:
-      'Company has no active stock location, or the external_reference belongs to an order staff are preparing; nothing created. Or an order asked no COD confirmation was answered one',
+      "Company has no active stock location, the external_reference belongs to an order staff are preparing, or a COD order breaks the company's COD rules (details name each rule); nothing created. Or an order asked no COD confirmation was answered one",
   },
   rate_limited: { status: 429, description: 'Rate limit exceeded; wait Retry-After seconds' },
   internal: { status: 500, description: 'Server fault; safe to retry' },

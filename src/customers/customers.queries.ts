@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../db/index.js';
 import { columnList, customers, type CustomerRow as CustomerRecord, type OrderRow, type StoredAddress } from '../db/schema/index.js';
 
@@ -74,4 +74,34 @@ export async function setOptOut(tx: Db, companyId: string, phoneE164: string, op
     UPDATE customers SET messaging_opted_out = ${optedOut}, updated_at = ${now.toISOString()}::timestamptz
     WHERE company_id = ${companyId} AND phone_e164 = ${phoneE164} AND messaging_opted_out <> ${optedOut} RETURNING id`);
   return rows.length === 1;
+}
+
+/** A customer's delivery record: how many of their orders were delivered, returned to origin, cancelled. */
+export interface DeliveryRecord {
+  delivered: number;
+  returned_to_origin: number;
+  cancelled: number;
+}
+
+/**
+ * The one definition of a customer's delivery record, as a one-row subquery (docs/decisions.md "A customer's delivery
+ * record"): each order counts once, by its parcel first. Returned to origin: the courier's latest word on the shipment
+ * is `rto`, or staff recorded the order `returned` and no courier ever delivered it. Delivered: the order was delivered
+ * (a later customer return keeps it delivered). Cancelled: the order was cancelled. `customerId` may be a subquery;
+ * no customer counts nothing. The COD rules' rto_threshold reads this count too (cod/cod-settings.queries.ts).
+ */
+export function deliveryRecordOf(companyId: string, customerId: SQL | string): SQL {
+  return sql`SELECT count(*) FILTER (WHERE x.outcome = 'delivered')::int AS delivered,
+                    count(*) FILTER (WHERE x.outcome = 'returned_to_origin')::int AS returned_to_origin,
+                    count(*) FILTER (WHERE x.outcome = 'cancelled')::int AS cancelled
+             FROM (SELECT CASE WHEN sh.status = 'rto' OR (o.status = 'returned' AND sh.status IS DISTINCT FROM 'delivered') THEN 'returned_to_origin'
+                               WHEN o.status IN ('delivered', 'returned') THEN 'delivered'
+                               WHEN o.status = 'cancelled' THEN 'cancelled' END AS outcome
+                   FROM orders o LEFT JOIN shipments sh ON sh.company_id = o.company_id AND sh.order_id = o.id
+                   WHERE o.company_id = ${companyId} AND o.customer_id = (${customerId})) x`;
+}
+
+export async function deliveryRecord(db: Db, companyId: string, customerId: string): Promise<DeliveryRecord> {
+  const rows = await db.query<DeliveryRecord>(deliveryRecordOf(companyId, customerId), 'customer_delivery_record');
+  return rows[0];
 }

@@ -6,7 +6,7 @@ import { normalizePhone } from '../lib/phone.js';
 import { toOrderSummary } from '../contract/order-output.js';
 import type { Customer, CustomerLookupQuery } from '../contract/customers.js';
 import { recordEvent } from '../events/events.queries.js';
-import { findCustomerByPhone, setOptOut, upsertCustomer, recentOrders, type AddressFields, type CustomerRow } from './customers.queries.js';
+import { deliveryRecord, findCustomerByPhone, setOptOut, upsertCustomer, recentOrders, type AddressFields, type CustomerRow } from './customers.queries.js';
 
 export type { AddressFields, CustomerRow } from './customers.queries.js';
 
@@ -42,7 +42,7 @@ export async function recogniseCustomer(
 
 /** The GET /customers shape of a customer, with their latest orders (read with `db`, a transaction or the pool). */
 async function customerOut(db: Db, companyId: string, customer: CustomerRow, recent: number): Promise<Customer> {
-  const orders = await recentOrders(db, companyId, customer.id, recent);
+  const [orders, record] = await Promise.all([recentOrders(db, companyId, customer.id, recent), deliveryRecord(db, companyId, customer.id)]);
   return {
     customer_id: customer.id,
     name: customer.name,
@@ -54,6 +54,7 @@ async function customerOut(db: Db, companyId: string, customer: CustomerRow, rec
     shipping_address: addressLine(customer),
     messaging_opted_out: customer.messaging_opted_out,
     recent_orders: orders.map(toOrderSummary),
+    delivery_record: record,
   };
 }
 

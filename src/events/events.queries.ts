@@ -19,11 +19,10 @@ export interface NewEvent {
 /** Writes the event and its deliveries in the caller's transaction (record_event(), src/db/functions/record_event.sql). */
 export async function recordEvent(tx: Db, companyId: string, e: NewEvent): Promise<void> {
   await tx.query(
-    sql`SELECT record_event(${companyId}, ${e.id}, ${e.type}, ${e.subjectId}, ${JSON.stringify(e.data)}::json, ${e.at.toISOString()}::timestamptz)`,
+    sql`SELECT record_event(${companyId}, ${e.id}, ${e.type}, ${e.subjectId}, ${JSON.stringify(e.data)}::json, ${e.at.toISOString()}::timestamptz,
+                            ${e.whatsapp === undefined ? null : JSON.stringify(e.whatsapp)}::json)`,
     'record_event',
   );
-  if (e.whatsapp !== undefined)
-    await tx.query(sql`UPDATE events SET whatsapp = ${JSON.stringify(e.whatsapp)}::json WHERE company_id = ${companyId} AND id = ${e.id}`);
 }
 
 export type EndpointRecord = Pick<

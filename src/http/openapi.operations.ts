@@ -4,7 +4,7 @@ import { MAX_BATCH_MESSAGES, MCP_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSION } fr
 
 /** What the OpenAPI document says about one operation beyond its schemas. Keyed `METHOD /route-url`. */
 export interface OperationDoc {
-  tag: 'Catalogue' | 'Orders' | 'Customers' | 'Webhooks' | 'UCP business' | 'Agent tools (MCP)';
+  tag: 'Catalogue' | 'Orders' | 'Customers' | 'Webhooks' | 'UCP business' | 'Cash on delivery' | 'Agent tools (MCP)';
   operationId?: string;
   summary: string;
   description: string;
@@ -74,6 +74,9 @@ export const OPERATIONS: Record<string, OperationDoc> = {
       'Creates a confirmed order and reserves stock. Prices come from the catalogue; never send one. The customer with `customer.phone` ' +
       'is used or created. `external_reference` is your unique id for the order: repeating it (after a timeout or a 500) returns the ' +
       'original order with `duplicate: true` and never creates a second one. A new order needs a new `external_reference`. ' +
+      'A COD order (`payment: "cod"`) that breaks one of the company\'s COD rules (its delivery PIN code blocked, its amount above the ' +
+      "maximum COD order value, the customer's returns to origin above the threshold) is refused with 422 `unprocessable`, `details` " +
+      'naming each rule; nothing is created (ask GET /cod/availability before offering COD). ' +
       'Body up to 32 KB, `Content-Type: application/json`.',
     responses: {
       201: 'Created and confirmed; stock reserved',
@@ -116,6 +119,19 @@ export const OPERATIONS: Record<string, OperationDoc> = {
           code: 'insufficient_stock',
           message: 'not enough stock: DT-OXF-SHIRT-WHI-M (requested 50.000, available 12.000)',
           details: [{ product_id: 'DT-OXF-SHIRT-WHI-M', requested: '50.000', available: '12.000' }],
+        },
+      },
+      422: {
+        error: {
+          code: 'unprocessable',
+          message: "cash on delivery is refused by the company's COD rules (max_order_value); nothing was created; place the order as prepaid",
+          details: [
+            {
+              rule: 'max_order_value',
+              path: 'items',
+              message: 'cash on delivery is offered for orders up to 1500.00 INR; this one comes to 1997.00 INR; offer prepaid payment',
+            },
+          ],
         },
       },
     },
@@ -275,6 +291,48 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     summary: 'Remove a UCP host',
     description: 'Its `/.well-known/ucp` answers 404 from the next request. A host the company has not registered: 404. Needs the `ucp` permission.',
     responses: { 200: 'Removed' },
+  },
+  'GET /cod/availability': {
+    tag: 'Cash on delivery',
+    operationId: 'checkCodAvailability',
+    summary: 'Is cash on delivery available?',
+    description:
+      "Read-only: whether a COD order with this delivery PIN code, customer phone and amount would be accepted now under the company's COD " +
+      'rules (blocked PIN codes, maximum COD order value, returns to origin above a threshold), and if not, which rules refuse it. ' +
+      'Placing the order (POST /orders with `payment: "cod"`) applies the same evaluation and answers 422 `unprocessable` naming the same rules. ' +
+      'Each parameter is optional: a rule the company has set whose parameter is left out is listed in `not_checked`. Any key.',
+    responses: { 200: 'Whether COD is available, and the rules that refuse it' },
+    responseExamples: {
+      200: {
+        data: {
+          available: false,
+          refusals: [{ rule: 'blocked_pincode', message: 'cash on delivery is not offered for PIN code 560038; offer prepaid payment' }],
+          not_checked: [],
+        },
+      },
+    },
+  },
+  'GET /cod/settings': {
+    tag: 'Cash on delivery',
+    operationId: 'getCodSettings',
+    summary: "The company's cash-on-delivery settings",
+    description:
+      'Whether a COD order is confirmed with the buyer before a courier is booked (and within how many minutes, and what happens when the time is ' +
+      'up), and the COD rules: blocked PIN codes and ranges, the maximum COD order value, the returns-to-origin threshold. Defaults until first ' +
+      'set: no confirmation, 1440 minutes, cancel, no rule. Needs a key with the `cod` permission (others get 403).',
+    responses: { 200: 'The settings' },
+  },
+  'PUT /cod/settings': {
+    tag: 'Cash on delivery',
+    operationId: 'setCodSettings',
+    summary: "Change the company's cash-on-delivery settings",
+    description:
+      'Changes the fields sent; a field left out keeps its value, `null` removes a limit. `confirm_within_minutes` is 5 to 10080; ' +
+      '`blocked_pincodes` (at most 500) replaces the list, each a 6-digit PIN or an inclusive range low to high, stored once each and sorted; ' +
+      '`max_order_value` is rupees as a string above 0 with at most 2 decimals; `rto_threshold` 0 to 1000. The rules apply to COD orders ' +
+      'placed from the next request. Needs the `cod` permission.',
+    responses: { 200: 'The settings as they are now' },
+    requestExample: { confirm_before_booking: true, blocked_pincodes: ['110001-110099', '560038'], max_order_value: '4999', rto_threshold: 2 },
   },
   'PUT /catalog/stock': {
     tag: 'Catalogue',

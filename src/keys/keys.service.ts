@@ -12,11 +12,11 @@ export const MAX_ACTIVE_KEYS = 5;
 
 /**
  * What a key may reach. `commerce` is today's access (catalogue, orders, customers, the agent tools) and every
- * key's default; `webhooks` (manage webhook endpoints), `catalogue` (set stock) and `ucp` (the company's UCP business
- * settings and hosts) are extras given only at `key create`. A route names the permission it needs (route config
+ * key's default; `webhooks` (manage webhook endpoints), `catalogue` (set stock), `ucp` (the company's UCP business
+ * settings and hosts) and `cod` (the company's cash-on-delivery settings) are extras given only at `key create`. A route names the permission it needs (route config
  * `permission`, default `commerce`); a key without it gets 403 `forbidden`.
  */
-export const PERMISSIONS = ['commerce', 'webhooks', 'catalogue', 'ucp'] as const;
+export const PERMISSIONS = ['commerce', 'webhooks', 'catalogue', 'ucp', 'cod'] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 export const DEFAULT_PERMISSIONS: readonly Permission[] = ['commerce'];
 

@@ -171,3 +171,21 @@ export function resolveDeliveryState(pin: string, givenState?: string | null): D
       `so the state or union territory of the address is needed), or check the PIN code`,
   };
 }
+
+/**
+ * A PIN code or an inclusive range of them as stored ("110001", "110001-110099"), from what staff typed (spaces
+ * around the dash, a range of one PIN); null when it is neither or the range runs high to low. Shipping rates' PIN
+ * zones and the COD rules' blocked PIN codes both take this form.
+ */
+export function pinRange(value: string): string | null {
+  const m = /^([1-9]\d{5})(?:\s*-\s*([1-9]\d{5}))?$/.exec(value.trim());
+  if (!m) return null;
+  if (m[2] !== undefined && Number(m[2]) < Number(m[1])) return null;
+  return m[2] === undefined || m[2] === m[1] ? m[1] : `${m[1]}-${m[2]}`;
+}
+
+/** "110001-110099" or "110001" (as `pinRange` stores it) holds the PIN. */
+export function pinInRange(pin: number, range: string): boolean {
+  const [from, to = from] = range.split('-').map((part) => Number(part.trim()));
+  return pin >= from && pin <= to;
+}

@@ -7,6 +7,7 @@ import { codConfirmationArgs } from '../contract/cod-answer.js';
 import { paymentLinkBody, paymentLinkParams, paymentLinkResponse } from '../contract/payment-links.js';
 import { whatsappMessageSchema, whatsappMessagesQuery } from '../contract/whatsapp.js';
 import { itemLookupSchema, itemsQuerySchema, itemsResponseSchema, itemResponseSchema } from '../contract/items.js';
+import { codAvailabilityQuery, codAvailabilitySchema } from '../contract/cod.js';
 import { CHECKOUT_TOOLS } from './checkout-tools.js';
 import { define, read, type ToolDefinition } from './tool-definition.js';
 
@@ -108,7 +109,8 @@ export const TOOLS: ToolDefinition[] = [
       'Prices are never sent: they come from the catalogue, GST included. payment is "prepaid" (default) or "cod" (cash on delivery). ' +
       'Give delivery_address (line1, city, 6-digit pincode; state only for PINs shared by two states) unless the customer confirmed the address on file. ' +
       'external_reference is your unique id for this order: use a NEW one for every new order, and the SAME one when retrying after a timeout or error — a repeat never creates a second order and returns the original with duplicate: true. ' +
-      'Errors: insufficient_stock lists what is short (offer the available quantity), not_found lists unknown product_ids, validation_failed lists each bad field.',
+      'Errors: insufficient_stock lists what is short (offer the available quantity), not_found lists unknown product_ids, validation_failed lists each bad field, ' +
+      "unprocessable with details[].rule when a COD order breaks the company's COD rules (offer prepaid; check_cod_availability asks first).",
     input: placeOrderBody,
     output: z.object({ data: orderSchema, duplicate: z.literal(true).optional() }),
     annotations: { title: 'Place a confirmed order', readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
@@ -148,6 +150,19 @@ export const TOOLS: ToolDefinition[] = [
       const { link, existing } = await services.paymentLinks.create(tenant, reference, body);
       return existing ? { data: link, existing: true } : { data: link };
     },
+  }),
+  define({
+    name: 'check_cod_availability',
+    title: 'Check whether cash on delivery is available',
+    description:
+      "Read-only: whether a cash-on-delivery order would be accepted now under the company's COD rules, before offering COD to the customer. " +
+      "Pass the delivery address's 6-digit pincode, the customer's phone (for their parcels returned to origin) and the order amount in rupees as a string (GST included, as place_order would come to). " +
+      'available is false when a rule refuses COD: refusals names each (blocked_pincode, max_order_value, rto_threshold) with a message; offer prepaid payment then. ' +
+      'Rules whose parameter you left out are listed in not_checked. place_order with payment "cod" applies exactly these rules.',
+    input: codAvailabilityQuery,
+    output: z.object({ data: codAvailabilitySchema }),
+    annotations: read('Check whether cash on delivery is available'),
+    run: async ({ services, tenant }, args) => ({ data: await services.codRules.check(tenant, args) }),
   }),
   ...CHECKOUT_TOOLS,
   define({

@@ -31,15 +31,25 @@ export const referenceHeldByDraft = (reference: string) =>
     [{ path: 'external_reference', message: 'taken by an order staff are preparing; use a new one' }],
   );
 
+/**
+ * The company's COD rules (src/cod/cod-rules.service.ts `refuseBroken`, wired in services.ts): throws 422 when a COD
+ * order breaks one. Handed in, so orders do not depend on the COD flows built on top of them.
+ */
+export interface CodRulesGate {
+  refuseBroken(companyId: string, order: { pincode: string | null; pincodePath: string; amount: Decimal; phoneE164: string }): Promise<void>;
+}
+
 /** `clock` decides when an invoice counts as overdue (tests pass their own); `media` signs the invoice links. */
 export function createOrderService({
   db,
   media,
+  codRules,
   clock = () => new Date(),
   orderNumbers = orderNumbersFor(db),
 }: {
   db: Db;
   media: Pick<MediaService, 'documentLinker'>;
+  codRules: CodRulesGate;
   clock?: () => Date;
   orderNumbers?: OrderNumbers;
 }) {
@@ -78,6 +88,14 @@ export function createOrderService({
       if (!prelude.location_id) throw new AppError('unprocessable', 'the company has no active stock location to ship orders from; nothing was created');
 
       const address = given ?? (prelude.customer ? addressOnFile(prelude.customer) : null);
+      // COD only: one more read (the rules and the customer's returns to origin); a refusal writes nothing.
+      if (body.payment === 'cod')
+        await codRules.refuseBroken(companyId, {
+          pincode: address?.pincode ?? null,
+          pincodePath: given ? 'delivery_address.pincode' : 'delivery_address',
+          amount,
+          phoneE164: phone.e164,
+        });
       const write: PlaceOrderInput = {
         customer: { id: newId('cus'), name: body.customer.name, phone_e164: phone.e164, email: body.customer.email || null, address: given },
         order: {

@@ -282,6 +282,7 @@ describe('UCP checkout completion', () => {
       orderWriter: createOrderWriter({ db }),
       paymentHandlers: async () => paymentHandlers({ testHandlers: false }),
       payments: ctx.services.payments,
+      codRules: ctx.services.codRules,
     });
     const business_ = (await ctx.services.ucpSettings.bySlug(b.company.slug))!;
     const err = await checkout.complete(business_, id, COD).catch((e: unknown) => e);
@@ -336,6 +337,26 @@ describe('UCP checkout completion', () => {
 
     expect(await count(ctx, 'orders', b.companyId)).toBe(0);
     expect(await b.reserved()).toBe('5.000'); // the five checkouts still hold their stock
+    await expectSound(b.companyId);
+  });
+
+  it("cash on delivery breaking the company's COD rules is refused (400 invalid_payment) with the hold kept; prepaid is not touched", async () => {
+    const b = await business('5');
+    await ctx.services.codSettings.set(b.companyId, { blocked_pincodes: ['560038'], max_order_value: '1' });
+    const { id } = await b.ready(2);
+    const refused = await b.call('POST', `/checkout-sessions/${id}/complete`, COD);
+    expect(refused.status).toBe(400);
+    expect(refused.body.messages[0]).toMatchObject({ code: 'invalid_payment', path: '$.payment_data.handler_id' });
+    expect(refused.body.messages[0].content).toContain('PIN code 560038');
+    expect(refused.body.messages[0].content).toContain('up to 1.00 INR');
+    expect(await count(ctx, 'orders', b.companyId)).toBe(0);
+    expect(await b.reserved()).toBe('2.000');
+    expect((await b.call('GET', `/checkout-sessions/${id}`)).body.status).toBe('ready_for_complete');
+    // the same checkout paid now is placed; once the rules allow it, another completes with COD
+    expect((await b.call('POST', `/checkout-sessions/${id}/complete`, mock('success_token'))).body.status).toBe('completed');
+    await ctx.services.codSettings.set(b.companyId, { blocked_pincodes: [], max_order_value: null });
+    const { id: later } = await b.ready(1);
+    expect((await b.call('POST', `/checkout-sessions/${later}/complete`, COD)).body.status).toBe('completed');
     await expectSound(b.companyId);
   });
 

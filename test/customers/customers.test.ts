@@ -45,6 +45,7 @@ describe('GET /customers', () => {
           external_reference: o.external_reference,
           cod_confirmation: null,
         })),
+        delivery_record: { delivered: 0, returned_to_origin: 0, cancelled: 0 },
       });
     }
   });

@@ -14,7 +14,7 @@ function atClock(start: string) {
   return {
     clock,
     fulfilment: createFulfilmentService({ db: ctx.db, config: { INVOICE_DUE_DAYS: 15 }, clock: now }),
-    orders: createOrderService({ db: ctx.db, media: ctx.services.media, clock: now }),
+    orders: createOrderService({ db: ctx.db, media: ctx.services.media, codRules: ctx.services.codRules, clock: now }),
   };
 }
 

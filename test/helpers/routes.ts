@@ -7,7 +7,7 @@ export const SPEC_ROUTES: {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   url: string;
   body?: unknown;
-  permission?: 'webhooks' | 'catalogue' | 'ucp';
+  permission?: 'webhooks' | 'catalogue' | 'ucp' | 'cod';
 }[] = [
   { name: 'browse', method: 'GET', url: '/catalog/products' },
   { name: 'product detail', method: 'GET', url: '/catalog/products/SKU-1' },
@@ -32,4 +32,7 @@ export const SPEC_ROUTES: {
   { name: 'ucp hosts', method: 'GET', url: '/ucp/hosts', permission: 'ucp' },
   { name: 'ucp host add', method: 'POST', url: '/ucp/hosts', body: { host: 'shop.example.in' }, permission: 'ucp' },
   { name: 'ucp host remove', method: 'DELETE', url: '/ucp/hosts/none.example.in', permission: 'ucp' },
+  { name: 'cod settings', method: 'GET', url: '/cod/settings', permission: 'cod' },
+  { name: 'cod settings set', method: 'PUT', url: '/cod/settings', body: { max_order_value: '4999' }, permission: 'cod' },
+  { name: 'cod availability', method: 'GET', url: '/cod/availability?pincode=560038' },
 ];

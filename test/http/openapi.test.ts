@@ -127,6 +127,8 @@ describe('OpenAPI document', () => {
         '/ucp/settings',
         '/ucp/hosts',
         '/ucp/hosts/{host}',
+        '/cod/settings',
+        '/cod/availability',
       ].sort(),
     );
     for (const [path, item] of Object.entries(doc.paths)) {

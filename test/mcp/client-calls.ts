@@ -16,6 +16,7 @@ export const BASE = '/api/v1/commerce';
 export const REQUIRED: Record<string, string[]> = {
   browse_catalog: [],
   cancel_checkout: ['id', 'idempotency_key'],
+  check_cod_availability: [],
   complete_checkout: ['id', 'payment_data', 'idempotency_key'],
   confirm_cod_order: ['reference', 'answer'],
   create_checkout: ['checkout'],
@@ -171,6 +172,7 @@ export function toolCalls(run: 'required' | 'nulls', client: string): ToolCall[]
       args: { reference: ref, type: 'order_status', ...unset('template', 'phone') },
     },
     { label: 'find_customer', tool: 'find_customer', args: { phone: PHONE, ...unset('recent_orders') } },
+    { label: 'check_cod_availability', tool: 'check_cod_availability', args: unset('pincode', 'phone', 'amount') },
   );
   return calls.map((c) => ({ ...c, label: `${c.label} (${run})` }));
 }
@@ -210,6 +212,8 @@ export async function expectRestShaped(shop: Shop, call: ToolCall, answer: unkno
       return same(`/orders/${String(args.reference)}/whatsapp-messages${query({ type: args.type, template: args.template, phone: args.phone })}`);
     case 'find_customer':
       return same(`/customers${query(args)}`);
+    case 'check_cod_availability':
+      return same(`/cod/availability${query(args)}`);
     case 'place_order': {
       const repeat = await shop.rest('POST', '/orders', args);
       expect(repeat.status, label).toBe(200);

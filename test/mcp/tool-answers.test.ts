@@ -102,6 +102,7 @@ const SAMPLES: Record<string, { ok: () => Record<string, unknown>; refused?: Rec
     refused: { reference: 'ORD-NOPE', type: 'order_status' },
   },
   place_order: { ok: () => placed, refused: { customer: { name: 'A', phone: PHONE }, items: [], external_reference: 'x' } },
+  check_cod_availability: { ok: () => ({ pincode: '560038', phone: PHONE, amount: '499.00' }), refused: { pincode: '5600' } },
   search_products: { ok: () => ({ search: 'rice' }), refused: { limit: 'many' } },
   get_product: { ok: () => ({ id: 'RICE-LOOSE' }), refused: {} },
   // the writes with a fixed idempotency_key: every call after the first answers its answer again

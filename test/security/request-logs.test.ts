@@ -67,7 +67,7 @@ describe('request logs at the default level', () => {
   it('every route, with phones, e-mails, feed secrets, signatures and keys in every place they go: none reaches the log or the metrics', async () => {
     const s = await shop(a, [{ sku: 'LOGS', name: 'Log Lamp', variants: [{ sku: 'LOGS-1', selling_price: '100.00', stock: '50' }] }]);
     const key = { 'x-api-key': s.key };
-    const full = await a.services.keys.create(s.companyId, 'all', ['webhooks', 'catalogue', 'ucp']);
+    const full = await a.services.keys.create(s.companyId, 'all', ['webhooks', 'catalogue', 'ucp', 'cod']);
     const admin = { 'x-api-key': full.key };
     const json = { 'content-type': 'application/json' };
 
@@ -204,6 +204,14 @@ describe('request logs at the default level', () => {
       { method: 'POST', url: `${BASE}/ucp/hosts`, headers: admin, payload: { host: `logs-${s.company.slug}.example.in` } },
       { url: `${BASE}/ucp/hosts?${personal}`, headers: admin },
       { method: 'DELETE', url: `${BASE}/ucp/hosts/${DIGITS}.example.in?${personal}`, headers: admin },
+      // the company's COD settings, a COD order its rules refuse, and the availability check with the buyer's phone
+      { method: 'PUT', url: `${BASE}/cod/settings?${personal}`, headers: admin, payload: { blocked_pincodes: ['560038'], rto_threshold: 0 } },
+      { url: `${BASE}/cod/settings?${personal}`, headers: admin },
+      { method: 'POST', url: `${BASE}/orders`, headers: key, payload: { ...body, external_reference: `${UNKNOWN_REFERENCE}-cod`, payment: 'cod' } },
+      { url: `${BASE}/cod/availability?${personal}&pincode=560038&amount=${DIGITS.slice(0, 6)}`, headers: key },
+      { url: `${BASE}/cod/availability?phone=${q(`0${UNKNOWN_PHONE_DIGITS}`)}`, headers: key },
+      // a payment link asked for an order that is not there (the route's log line only; test/http covers the link itself)
+      { method: 'POST', url: `${BASE}/orders/${q(REFERENCE)}/payment-link?${personal}`, headers: key, payload: { phone: PHONE } },
       { url: `/ucp/${s.company.slug}/.well-known/ucp?${personal}` },
       { url: `/ucp/${s.company.slug}/2026-01-11/.well-known/ucp` },
       { url: `/ucp/${s.company.slug}/2026-01-11/docs/specification/checkout?${personal}` },
@@ -323,6 +331,7 @@ describe('request logs at the default level', () => {
       mcp('get_order', { reference: REFERENCE, phone: PHONE }),
       mcp('get_order', { reference: UNKNOWN_REFERENCE }),
       mcp('find_customer', { phone: PHONE }),
+      mcp('check_cod_availability', { phone: PHONE, pincode: '560038' }),
       { url: `${BASE}/mcp?${personal}`, headers: key },
       { method: 'DELETE', url: `${BASE}/mcp?${personal}`, headers: key },
       { url: `/feeds/meta/${s.companyId}/${feedToken}.csv` },

@@ -24,13 +24,10 @@ BEGIN
          'status', o->>'cod_confirmation',
          'due_at', to_char((o->>'cod_confirmation_due_at')::timestamptz AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
          'settled_at', NULL, 'settled_by', NULL) END);
-  PERFORM record_event(p_company, p_event->>'id', 'order.created', o->>'id', v_data::json, v_at);
+  -- with its WhatsApp messages, built by the service (orders/whatsapp-messages.ts), sent beside data
+  PERFORM record_event(p_company, p_event->>'id', 'order.created', o->>'id', v_data::json, v_at, (p_event->'whatsapp')::json);
   IF o->>'cod_confirmation' = 'pending' THEN
-    PERFORM record_event(p_company, p_event->>'cod_requested_id', 'order.cod_confirmation_requested', o->>'id', v_data::json, v_at);
-  END IF;
-  -- its WhatsApp messages, built by the service (orders/whatsapp-messages.ts), sent beside data
-  IF p_event ? 'whatsapp' THEN
-    UPDATE events SET whatsapp = (p_event->'whatsapp')::json WHERE company_id = p_company AND id = p_event->>'id';
+    PERFORM record_event(p_company, p_event->>'cod_requested_id', 'order.cod_confirmation_requested', o->>'id', v_data::json, v_at, NULL);
   END IF;
   RETURN o;
 END $$;

@@ -17,6 +17,7 @@ import { registerCourierCallbackRoutes } from './courier-callbacks.js';
 import { registerUcpSettingsRoutes } from './ucp-settings.js';
 import { registerUcpRoutes } from './ucp.js';
 import { registerPaymentWebhookRoutes } from './payment-webhooks.js';
+import { registerCodRoutes } from './cod.js';
 import { registerMcpRoutes } from '../../mcp/mcp.routes.js';
 import type { OverloadState } from '../overload.js';
 import { registerPublicLimits } from '../public-rate-limit.js';
@@ -62,6 +63,7 @@ export async function registerApiRoutes(
   registerCustomerRoutes(api, services);
   registerWebhookRoutes(api, services);
   registerUcpSettingsRoutes(api, services);
+  registerCodRoutes(api, services);
   await registerCatalogueRoutes(api, services);
   registerStockRoutes(api, services);
   registerMcpRoutes(api, services, observe.toolCalled, observe.mcpDirectToolCalls);
