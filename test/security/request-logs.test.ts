@@ -212,6 +212,8 @@ describe('request logs at the default level', () => {
       { url: `${BASE}/cod/availability?phone=${q(`0${UNKNOWN_PHONE_DIGITS}`)}`, headers: key },
       // a payment link asked for an order that is not there (the route's log line only; test/http covers the link itself)
       { method: 'POST', url: `${BASE}/orders/${q(REFERENCE)}/payment-link?${personal}`, headers: key, payload: { phone: PHONE } },
+      // an order's WhatsApp message, with the buyer's phone in the query
+      { url: `${BASE}/orders/${q(REFERENCE)}/whatsapp-messages?${personal}&type=order_status`, headers: key },
       { url: `/ucp/${s.company.slug}/.well-known/ucp?${personal}` },
       { url: `/ucp/${s.company.slug}/2026-01-11/.well-known/ucp` },
       { url: `/ucp/${s.company.slug}/2026-01-11/docs/specification/checkout?${personal}` },
