@@ -1,7 +1,7 @@
 import type { Config } from '../config.js';
 import type { Db } from '../db/index.js';
 import { pollLoop } from '../lib/poll-loop.js';
-import { claimOverdueCodConfirmation, findOverdueCodConfirmations, type OverdueConfirmation } from './cod-confirmation.queries.js';
+import { claimOverdueCodConfirmation, findOverdueCodConfirmations, type OverdueConfirmation } from '../orders/cod-confirmation.queries.js';
 import type { CodConfirmationService } from './cod-confirmation.service.js';
 
 /** It shares the checkout expiry worker's poll interval (docs/decisions.md). */

@@ -13,7 +13,7 @@ import { findOrderByReference } from '../orders/orders.queries.js';
 import { lockOrder, type LockedOrder } from '../fulfilment/fulfilment.queries.js';
 import { createLifecycleService } from '../fulfilment/lifecycle.service.js';
 import { createOrderViews } from '../fulfilment/order-view.js';
-import { settleCodConfirmation } from './cod-confirmation.queries.js';
+import { settleCodConfirmation } from '../orders/cod-confirmation.queries.js';
 
 const OUTCOME = { confirm: 'confirmed', decline: 'declined' } as const satisfies Record<CodAnswer, 'confirmed' | 'declined'>;
 export type CodOutcome = (typeof OUTCOME)[CodAnswer];

@@ -7,7 +7,7 @@ import { Decimal } from '../lib/money.js';
 import { companyAutoCourierBooking, findShipFromLocation, insertCourierBookingJob } from '../orders/orders.queries.js';
 import { convertReservations, releaseReservations, reserveStock, returnShippedStock } from '../orders/reservations.js';
 import { recordOrderEvent } from '../orders/order-events.js';
-import { requestCodConfirmation, settleCodConfirmation } from '../cod/cod-confirmation.queries.js';
+import { requestCodConfirmation, settleCodConfirmation } from '../orders/cod-confirmation.queries.js';
 import { issueCreditNoteTx, issueInvoiceTx } from './billing.service.js';
 import { findBookingLines, findShipment, lockOrder, recordShipmentStatus, setOrderLocation, setOrderStatus, type LockedOrder } from './fulfilment.queries.js';
 import type { OrderViews } from './order-view.js';
