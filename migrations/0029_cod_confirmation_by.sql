@@ -3,3 +3,7 @@
 SET LOCAL statement_timeout = 0;
 
 ALTER TABLE orders ADD COLUMN cod_confirmation_settled_by text CHECK (cod_confirmation_settled_by IN ('buyer', 'staff', 'timeout', 'payment'));
+
+-- request_cod_confirmation() counts the time limit from a moment its caller gives (src/db/functions/); the version
+-- without it goes first, so no call can match both.
+DROP FUNCTION IF EXISTS request_cod_confirmation(text, text, text);

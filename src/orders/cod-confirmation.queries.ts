@@ -10,7 +10,7 @@ import type { CodConfirmationState, CodSettledBy, OrderRow } from '../db/schema/
 
 /** Asks for a COD confirmation of a just-confirmed order when its company wants one: the due time, or null (nothing asked). */
 export async function requestCodConfirmation(tx: Db, companyId: string, orderId: string, payment: OrderRow['payment']): Promise<Date | null> {
-  const rows = await tx.query<{ due_at: Date | null }>(sql`SELECT request_cod_confirmation(${companyId}, ${orderId}, ${payment}) AS due_at`);
+  const rows = await tx.query<{ due_at: Date | null }>(sql`SELECT request_cod_confirmation(${companyId}, ${orderId}, ${payment}, now()) AS due_at`);
   return rows[0].due_at;
 }
 

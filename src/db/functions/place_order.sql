@@ -52,7 +52,7 @@ BEGIN
          (x.l->>'unit_price')::numeric, (x.l->>'line_total')::numeric, (x.l->>'tax_rate')::numeric,
          coalesce((x.l->>'discount')::numeric, 0), coalesce((x.l->>'shipping')::numeric, 0)
     FROM jsonb_array_elements(p->'lines') WITH ORDINALITY AS x(l, ord);
-  cod_due := request_cod_confirmation(p_company, o.id, o.payment);
+  cod_due := request_cod_confirmation(p_company, o.id, o.payment, o.created_at);
   IF p->>'booking_job_id' IS NOT NULL AND cod_due IS NULL THEN
     PERFORM enqueue_courier_booking(p_company, p->>'booking_job_id', o.id);
   END IF;
