@@ -2,13 +2,12 @@ import type { Config } from '../config.js';
 import type { Db } from '../db/index.js';
 import type { CodSettledBy } from '../db/schema/index.js';
 import type { Tenant } from '../keys/keys.service.js';
-import { AppError, notFound } from '../contract/errors.js';
+import { AppError } from '../contract/errors.js';
 import type { CodAnswer } from '../contract/cod-answer.js';
 import type { OrderLookup } from '../contract/orders.js';
 import { tenantReader } from '../keys/key-check.js';
-import { normalizePhone } from '../lib/phone.js';
 import type { MediaService } from '../media/media.service.js';
-import { orderLookupByReference, recordOrderEvent } from '../orders/order-events.js';
+import { lookupPhone, orderLookupByReference, recordOrderEvent, unknownOrder } from '../orders/order-events.js';
 import { findOrderByReference } from '../orders/orders.queries.js';
 import { lockOrder, type LockedOrder } from '../fulfilment/fulfilment.queries.js';
 import { createLifecycleService } from '../fulfilment/lifecycle.service.js';
@@ -89,16 +88,9 @@ export function createCodConfirmationService({
      * 404). The same answer again changes nothing and answers the order as it is.
      */
     async answer(tenant: Tenant, reference: string, phone: string | undefined, answer: CodAnswer, origin: string): Promise<OrderLookup> {
-      const unknown = () => notFound('no order with this reference in this company; look it up by order number, order_id or your external_reference');
-      let phoneE164: string | null = null;
-      if (phone !== undefined) {
-        const p = normalizePhone(phone);
-        if (!p.ok) throw unknown();
-        phoneE164 = p.e164;
-      }
       const reader = tenantReader(db, tenant);
-      const found = await findOrderByReference(reader, reference, phoneE164);
-      if (!found) throw unknown();
+      const found = await findOrderByReference(reader, reference, lookupPhone(phone));
+      if (!found) throw unknownOrder();
       const companyId = tenant.companyId;
       await db.tx(async (tx) => {
         const order = (await lockOrder(tx, companyId, found.id))!;

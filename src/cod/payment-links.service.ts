@@ -1,4 +1,4 @@
-import { AppError, notFound } from '../contract/errors.js';
+import { AppError } from '../contract/errors.js';
 import { PAYMENT_LINK_DEFAULT_MINUTES, type PaymentLinkBody, type PaymentLinkOut } from '../contract/payment-links.js';
 import type { Db } from '../db/index.js';
 import { findInvoice } from '../fulfilment/billing.queries.js';
@@ -7,8 +7,7 @@ import { lockOrder, type LockedOrder } from '../fulfilment/fulfilment.queries.js
 import { tenantReader } from '../keys/key-check.js';
 import { randomAlnum } from '../lib/ids.js';
 import { Decimal, money } from '../lib/money.js';
-import { normalizePhone } from '../lib/phone.js';
-import { recordOrderEvent } from '../orders/order-events.js';
+import { lookupPhone, recordOrderEvent, unknownOrder } from '../orders/order-events.js';
 import { findOrderByReference } from '../orders/orders.queries.js';
 import type { PaymentBinding, PaymentEventOutcome, PaymentService } from '../payments/payments.service.js';
 import { PaymentProviderError } from '../payments/types.js';
@@ -81,15 +80,8 @@ export function createPaymentLinkService({
       body: PaymentLinkBody,
     ): Promise<{ link: PaymentLinkOut; existing: boolean }> {
       const companyId = tenant.companyId;
-      const unknown = () => notFound('no order with this reference in this company; look it up by order number, order_id or your external_reference');
-      let phoneE164: string | null = null;
-      if (body.phone !== undefined) {
-        const p = normalizePhone(body.phone);
-        if (!p.ok) throw unknown();
-        phoneE164 = p.e164;
-      }
-      const found = await findOrderByReference(tenantReader(db, tenant), reference, phoneE164);
-      if (!found) throw unknown();
+      const found = await findOrderByReference(tenantReader(db, tenant), reference, lookupPhone(body.phone));
+      if (!found) throw unknownOrder();
       const early = refusal({ status: found.status, payment: found.payment, order_number: found.order_number });
       if (early) throw early;
       // before the transaction: the account's secret is read on another connection

@@ -4,12 +4,29 @@ import { lineOut, shipmentOut, toOrderSummary } from '../contract/order-output.j
 import type { OrderLookup } from '../contract/orders.js';
 import type { EventType } from '../contract/webhooks.js';
 import { recordEvent } from '../events/events.queries.js';
+import { notFound } from '../contract/errors.js';
 import { newId } from '../lib/ids.js';
+import { normalizePhone } from '../lib/phone.js';
 import type { DocumentLinker } from '../media/media.service.js';
 import { tenantReader, type TenantReader } from '../keys/key-check.js';
 import { findOrderByReference, owePlatformOrderEvent } from './orders.queries.js';
 import { eventMessages } from './whatsapp-messages.js';
 import { findMessageFacts } from './whatsapp.queries.js';
+
+/**
+ * The 404 of everything that finds an order as GET /orders/{reference} does: no such order, or not the given phone's
+ * (the same answer, so an order's existence is not revealed). The reference is not repeated: an external reference may
+ * hold a phone number (`wa-919812345678-1`), and this message reaches the request's log line.
+ */
+export const unknownOrder = () => notFound('no order with this reference in this company; look it up by order number, order_id or your external_reference');
+
+/** The optional phone gate of GET /orders/{reference}: the phone in E.164, or null when none is given; an unusable phone matches no customer (the same 404). */
+export function lookupPhone(phone: string | undefined): string | null {
+  if (phone === undefined) return null;
+  const p = normalizePhone(phone);
+  if (!p.ok) throw unknownOrder();
+  return p.e164;
+}
 
 /**
  * The order in the GET /orders/{reference} shape: the one rendering of the lookup, used by the lookup itself and by

@@ -1,6 +1,6 @@
 import type { Db } from '../db/index.js';
 import type { Tenant } from '../keys/keys.service.js';
-import { AppError, notFound, validationError } from '../contract/errors.js';
+import { AppError, validationError } from '../contract/errors.js';
 import { tenantReader } from '../keys/key-check.js';
 import { newId } from '../lib/ids.js';
 import { Decimal, money } from '../lib/money.js';
@@ -10,7 +10,7 @@ import type { MediaService } from '../media/media.service.js';
 import { orderOut } from '../contract/order-output.js';
 import { deliveryAddress, resolveLines } from './order-input.js';
 import { createOrderWriter, type PlaceOrderInput } from './order-writer.js';
-import { orderLookupByReference } from './order-events.js';
+import { lookupPhone, orderLookupByReference, unknownOrder } from './order-events.js';
 import { messagingContext } from './whatsapp.queries.js';
 import { findOrderById, findOrderIdByExternalReference, findOrderLines, orderPrelude, REFERENCE_TAKEN, type LineRow, type NewLine } from './orders.queries.js';
 import { orderNumbersFor, type OrderNumbers } from './order-numbers.js';
@@ -143,19 +143,10 @@ export function createOrderService({
      * invoice and its credit note carry signed links to their PDFs on `origin`.
      */
     async lookup(tenant: Tenant, reference: string, phone: string | undefined, origin: string): Promise<OrderLookup> {
-      // The reference is not repeated: an external reference may hold a phone number (`wa-919812345678-1`), and this
-      // message reaches the request's log line.
-      const unknown = () => notFound('no order with this reference in this company; look it up by order number, order_id or your external_reference');
-      let phoneE164: string | null = null;
-      if (phone !== undefined) {
-        // An unusable phone matches no customer: the same 404, so the order's existence is not revealed.
-        const p = normalizePhone(phone);
-        if (!p.ok) throw unknown();
-        phoneE164 = p.e164;
-      }
+      const phoneE164 = lookupPhone(phone);
       const link = await media.documentLinker(origin);
       const order = await orderLookupByReference(tenantReader(db, tenant), reference, phoneE164, clock(), link);
-      if (!order) throw unknown();
+      if (!order) throw unknownOrder();
       return order;
     },
   };

@@ -1,11 +1,9 @@
 import type { Db } from '../db/index.js';
-import { notFound } from '../contract/errors.js';
 import { toValidationError } from '../contract/validation.js';
 import { whatsappSettingsInput, type WhatsappMessage, type WhatsappMessagesQuery } from '../contract/whatsapp.js';
 import { tenantReader } from '../keys/key-check.js';
 import type { Tenant } from '../keys/keys.service.js';
-import { normalizePhone } from '../lib/phone.js';
-import { orderLookupByReference } from './order-events.js';
+import { lookupPhone, orderLookupByReference, unknownOrder } from './order-events.js';
 import { buildOrderDetails, buildOrderDetailsTemplate, buildOrderStatus, buildOrderStatusTemplate } from './whatsapp-messages.js';
 import { findMessageFacts, findWhatsappSettings, writeWhatsappSettings, type WhatsappSettings } from './whatsapp.queries.js';
 
@@ -20,18 +18,11 @@ export function createWhatsappService({ db, clock = () => new Date() }: { db: Db
      * customer's order; any mismatch is the same 404), then built from its lookup, its facts and the settings.
      */
     async messages(tenant: Tenant, reference: string, query: WhatsappMessagesQuery): Promise<WhatsappMessage> {
-      const unknown = () => notFound('no order with this reference in this company; look it up by order number, order_id or your external_reference');
-      let phoneE164: string | null = null;
-      if (query.phone !== undefined) {
-        const p = normalizePhone(query.phone);
-        if (!p.ok) throw unknown();
-        phoneE164 = p.e164;
-      }
       const now = clock();
-      const order = await orderLookupByReference(tenantReader(db, tenant), reference, phoneE164, now);
-      if (!order) throw unknown();
+      const order = await orderLookupByReference(tenantReader(db, tenant), reference, lookupPhone(query.phone), now);
+      if (!order) throw unknownOrder();
       const facts = await findMessageFacts(db, tenant.companyId, order.order_id, now);
-      if (!facts) throw unknown();
+      if (!facts) throw unknownOrder();
       if (query.type === 'order_status') return query.template ? buildOrderStatusTemplate(order, facts) : buildOrderStatus(order);
       return query.template ? buildOrderDetailsTemplate(order, facts) : buildOrderDetails(order, facts);
     },
