@@ -6,7 +6,7 @@ import { recordPaymentTx } from '../fulfilment/billing.service.js';
 import { lockOrder, type LockedOrder } from '../fulfilment/fulfilment.queries.js';
 import { tenantReader } from '../keys/key-check.js';
 import { randomAlnum } from '../lib/ids.js';
-import { Decimal, money } from '../lib/money.js';
+import { Decimal, money, paise } from '../lib/money.js';
 import { lookupPhone, recordOrderEvent, unknownOrder } from '../orders/order-events.js';
 import { findOrderByReference } from '../orders/orders.queries.js';
 import type { PaymentBinding, PaymentEventOutcome, PaymentService } from '../payments/payments.service.js';
@@ -30,7 +30,6 @@ import type { CodConfirmationService } from './cod-confirmation.service.js';
 
 /** Statuses in which a COD order can still be paid ahead: placed or packed, not yet with a courier. */
 const PAYABLE_STATUSES: readonly string[] = ['confirmed', 'packed'];
-const paise = (amount: string) => new Decimal(amount).mul(100).toNumber();
 
 const linkOut = (row: PaymentLinkRow, orderNumber: string): PaymentLinkOut => ({
   link_id: row.id,

@@ -12,7 +12,7 @@ import {
   type OrderStatusTemplateMessage,
 } from '../contract/whatsapp.js';
 import { includedGst } from '../lib/gst-tax.js';
-import { Decimal, money } from '../lib/money.js';
+import { Decimal, money, paise } from '../lib/money.js';
 import type { MessageFacts } from './whatsapp.queries.js';
 
 /**
@@ -39,9 +39,7 @@ export function fitText(text: string, max: number): string {
 
 /** Rupees as Meta's amount: paise over offset 100, exact (our amounts have at most two decimals). */
 function amount(rupees: Decimal | string | number): { value: number; offset: 100 } {
-  const paise = new Decimal(rupees).times(100);
-  if (!paise.isInteger()) throw new Error(`amount ${String(rupees)} has more than two decimals`);
-  return { value: paise.toNumber(), offset: META_LIMITS.offset };
+  return { value: paise(rupees), offset: META_LIMITS.offset };
 }
 
 function recipient(order: MessageOrder): string {

@@ -5,7 +5,7 @@ import type { Db } from '../db/index.js';
 import type { PaymentEventStatus, PaymentPurpose } from '../db/schema/index.js';
 import { serviceSecretBox } from '../db/service-secrets.js';
 import { checkDestination, DestinationError } from '../lib/destination.js';
-import { Decimal } from '../lib/money.js';
+import { Decimal, paise } from '../lib/money.js';
 import { createRazorpayAdapter, RAZORPAY_API, RAZORPAY_KEY_ID } from './razorpay.js';
 import type { PaymentProvider } from './types.js';
 import { MONEY_EVENTS, PAYMENT_LINK_ORDER_NOTE, parseRazorpayEvent, storedPayload, verifyRazorpaySignature, type RazorpayEvent } from './webhook.js';
@@ -92,7 +92,7 @@ export interface WebhookReceipt {
   repeated: boolean;
 }
 
-const paiseToAmount = (paise: number) => new Decimal(paise).div(100).toFixed(2);
+const paiseToAmount = (whole: number) => new Decimal(whole).div(100).toFixed(2);
 const maskKeyId = (keyId: string) => keyId.replace(/^(rzp_(?:test|live)_).*?(.{0,4})$/, '$1…$2');
 
 // The same refusal for an unknown company, a company without payments and a wrong signature: the route does not
@@ -338,7 +338,7 @@ export function createPaymentService({
             purpose: row.purpose,
             subjectId: row.subject_id,
             amount: row.amount,
-            amountPaise: new Decimal(row.amount).mul(100).toNumber(),
+            amountPaise: paise(row.amount),
           };
           const outcome = await act(companyId, event, binding, tx);
           if (!outcome) return receipt('recorded');
