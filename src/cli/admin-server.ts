@@ -94,7 +94,7 @@ async function serve(socket: Socket, deps: Parameters<typeof serveAdminSocket>[0
     db: deps.db,
     services: deps.services,
     serviceOrigin: deps.origin,
-    caller: { err: (text) => send({ err: text }), cwd: request.cwd, env: request.env, terminal: request.terminal },
+    caller: { err: (text) => send({ err: text }), cwd: request.cwd, env: request.env, terminal: request.terminal, ...(request.user ? { user: request.user } : {}) },
   });
   send({ exit: code });
   socket.end();
@@ -123,7 +123,8 @@ function parseRequest(line: string): AdminRequest | undefined {
     const strings = (v: unknown): v is string[] => Array.isArray(v) && v.every((a) => typeof a === 'string');
     if (!strings(r.argv) || typeof r.cwd !== 'string' || !isAbsolute(r.cwd) || typeof r.terminal !== 'boolean' || typeof r.env !== 'object' || r.env === null)
       return undefined;
-    return { argv: r.argv, cwd: r.cwd, terminal: r.terminal, env: callerEnv(r.env) };
+    const user = typeof r.user === 'string' && r.user.trim() ? r.user.trim().slice(0, 100) : undefined;
+    return { argv: r.argv, cwd: r.cwd, terminal: r.terminal, env: callerEnv(r.env), ...(user ? { user } : {}) };
   } catch {
     return undefined;
   }

@@ -1,4 +1,5 @@
 import { connect } from 'node:net';
+import { userInfo } from 'node:os';
 import { join, resolve } from 'node:path';
 
 /**
@@ -31,6 +32,19 @@ export interface AdminCaller {
   env: CallerEnv;
   /** Whether the caller's stderr is a terminal (progress rewritten in place) or a pipe (a line per step). */
   terminal: boolean;
+  /** Who typed the command, for the audit trail: ADMIN_USER when set (a shared login), else the operating-system user. */
+  user: string;
+}
+
+/** The person running this process: ADMIN_USER, else the operating-system user name. */
+export function adminUser(env: Record<string, string | undefined> = process.env): string {
+  const named = env.ADMIN_USER?.trim();
+  if (named) return named.slice(0, 100);
+  try {
+    return userInfo().username;
+  } catch {
+    return `uid:${process.getuid?.() ?? 'unknown'}`;
+  }
 }
 
 /** This process as the caller, with `given` on top. */
@@ -40,6 +54,7 @@ export function callerOf(given: Partial<AdminCaller> = {}): AdminCaller {
     cwd: process.cwd(),
     env: callerEnv(process.env),
     terminal: process.stderr.isTTY === true,
+    user: adminUser(),
     ...given,
   };
 }
@@ -49,6 +64,8 @@ export interface AdminRequest {
   cwd: string;
   env: AdminCaller['env'];
   terminal: boolean;
+  /** AdminCaller's user; absent from an older CLI (the service then names its own user). */
+  user?: string;
 }
 
 export type AdminReply = { out: string } | { err: string } | { exit: number };
@@ -73,7 +90,7 @@ export function runInService(dataDir: string, argv: string[], out: (line: string
     socket.setEncoding('utf8');
     socket.on('connect', () => {
       connected = true;
-      const request: AdminRequest = { argv, cwd: caller.cwd, env: caller.env, terminal: caller.terminal };
+      const request: AdminRequest = { argv, cwd: caller.cwd, env: caller.env, terminal: caller.terminal, user: caller.user };
       socket.write(`${JSON.stringify(request)}\n`);
     });
     socket.on('data', (chunk: string) => {

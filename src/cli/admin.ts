@@ -36,7 +36,15 @@ export function commandContext(
   serviceOrigin?: string,
 ): CommandContext {
   const c = callerOf(caller);
-  return { ...base, err: c.err, file: (file) => resolve(c.cwd, file), env: c.env, progress: progressWriter(c.err, c.terminal), serviceOrigin };
+  return {
+    ...base,
+    err: c.err,
+    file: (file) => resolve(c.cwd, file),
+    env: c.env,
+    progress: progressWriter(c.err, c.terminal),
+    serviceOrigin,
+    actor: { kind: 'cli', name: c.user },
+  };
 }
 
 export interface AdminOptions {

@@ -3,6 +3,7 @@ import type { Database } from '../db/index.js';
 import type { Services } from '../services.js';
 import { UsageError, type Values } from './args.js';
 import type { CallerEnv } from './admin-socket.js';
+import type { Actor } from '../db/audit-log.js';
 
 /**
  * What a command sees. The caller's side (`out`, `err`, `file`, `env`, `progress`) is the terminal that typed the
@@ -27,6 +28,8 @@ export interface CommandContext {
    * it; undefined when the CLI opened the database itself (the CLI's own PUBLIC_URL, HOST and PORT say it then).
    */
   serviceOrigin?: string;
+  /** Who runs the command, for the audit trail: `{kind: 'cli', name: <user>}`. */
+  actor: Actor;
 }
 
 /** One admin command: its usage line (printed with a UsageError), a summary for --help, and what it does. */

@@ -13,10 +13,11 @@ export const MAX_ACTIVE_KEYS = 5;
 /**
  * What a key may reach. `commerce` is today's access (catalogue, orders, customers, the agent tools) and every
  * key's default; `webhooks` (manage webhook endpoints), `catalogue` (set stock), `ucp` (the company's UCP business
- * settings and hosts) and `cod` (the company's cash-on-delivery settings) are extras given only at `key create`. A route names the permission it needs (route config
+ * settings and hosts), `cod` (the company's cash-on-delivery settings), `privacy` (customers' data rights: access, correction,
+ * erasure, consent records; the privacy settings) and `audit` (read the audit trail) are extras given only at `key create`. A route names the permission it needs (route config
  * `permission`, default `commerce`); a key without it gets 403 `forbidden`.
  */
-export const PERMISSIONS = ['commerce', 'webhooks', 'catalogue', 'ucp', 'cod'] as const;
+export const PERMISSIONS = ['commerce', 'webhooks', 'catalogue', 'ucp', 'cod', 'privacy', 'audit'] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 export const DEFAULT_PERMISSIONS: readonly Permission[] = ['commerce'];
 

@@ -10,6 +10,8 @@ import { describe, expect, it } from 'vitest';
 const LAYERS: [layer: string, paths: string[]][] = [
   ['doors', ['src/http/routes/**', 'src/mcp/**', 'src/cli/**', 'src/server.ts', 'src/main.ts', 'src/app.ts']],
   ['wiring', ['src/services.ts', 'src/boot.ts', 'src/telemetry.ts', 'src/http/*.ts', 'src/seed/**']],
+  // customers' data rights and retention reach every domain's tables (erasure, access, purges)
+  ['privacy', ['src/privacy/**']],
   // cash on delivery orchestrates the order lifecycle (fulfilment); an order's COD confirmation is the order's own
   // state (src/orders/cod-confirmation.queries.ts)
   ['cod', ['src/cod/**']],

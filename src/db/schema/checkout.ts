@@ -138,6 +138,10 @@ export const checkoutSessions = pgTable(
     index('checkout_sessions_open_expiry')
       .on(t.expires_at)
       .where(sql`status = ANY (ARRAY['incomplete', 'requires_escalation', 'ready_for_complete'])`),
+    // ended sessions by age, for retention (migration 0032)
+    index('checkout_sessions_ended')
+      .on(t.company_id, t.updated_at)
+      .where(sql`status = ANY (ARRAY['completed', 'canceled'])`),
   ],
 );
 

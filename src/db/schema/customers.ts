@@ -24,6 +24,8 @@ export const customers = pgTable(
     messaging_opted_out: boolean().notNull().default(false),
     created_at: timestamptz().notNull().defaultNow(),
     updated_at: timestamptz().notNull().defaultNow(),
+    /** set when the customer was erased or anonymised (migration 0032): the personal fields are gone */
+    erased_at: timestamptz(),
   },
   (t) => [primaryKey({ columns: [t.company_id, t.id] }), unique().on(t.company_id, t.phone_e164)],
 );

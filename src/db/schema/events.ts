@@ -47,7 +47,12 @@ export const events = pgTable(
     // an order event's WhatsApp messages, sent beside `data` (migration 0031); null for other events
     whatsapp: json(),
   },
-  (t) => [primaryKey({ columns: [t.company_id, t.id] })],
+  (t) => [
+    primaryKey({ columns: [t.company_id, t.id] }),
+    // what erasure and retention find events by (migration 0032)
+    index('events_subject').on(t.company_id, t.subject_id),
+    index('events_created').on(t.company_id, t.created_at),
+  ],
 );
 
 /** One delivery of one event to one endpoint (migration 0015). */

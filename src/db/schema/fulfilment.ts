@@ -32,6 +32,10 @@ export const jobs = pgTable(
     index('jobs_due')
       .on(t.run_at)
       .where(sql`status = 'pending'`),
+    // finished jobs by age, for retention (migration 0032)
+    index('jobs_finished')
+      .on(t.company_id, t.updated_at)
+      .where(sql`status <> 'pending'`),
     uniqueIndex('jobs_one_pending_per_order')
       .on(t.company_id, t.kind, t.order_id)
       .where(sql`status = 'pending'`),

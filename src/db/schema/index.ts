@@ -11,3 +11,4 @@ export * from './events.js';
 export * from './checkout.js';
 export * from './payments.js';
 export * from './whatsapp.js';
+export * from './privacy.js';
