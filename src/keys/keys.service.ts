@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Db } from '../db/index.js';
+import type { Actor } from '../db/audit-log.js';
 import { AppError, notFound } from '../contract/errors.js';
 import { newId, randomAlnum } from '../lib/ids.js';
 import { deferKeyCheck } from './key-check.js';
@@ -28,6 +29,11 @@ export interface Tenant {
   /** Visible part of the key (`cok_XXXXXXXXXXXX`), safe for logs. */
   keyPrefix: string;
   permissions: readonly string[];
+}
+
+/** The audit trail's name for a request's key: its visible prefix (never the secret). */
+export function keyActor(tenant: Pick<Tenant, 'keyPrefix'>): Actor {
+  return { kind: 'key', name: tenant.keyPrefix };
 }
 
 /** Keys this instance has authenticated, by hash: at most this many, least recently used dropped first. */
