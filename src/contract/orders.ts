@@ -13,7 +13,7 @@ export const MAX_ITEMS = 50;
 export const requiredAs = (what: string) => (issue: { input?: unknown }) => (issue.input === undefined ? `required; send ${what}` : `must be ${what}`);
 
 /** Required text: trimmed, then 1..max characters (all-whitespace is empty, so refused). */
-const requiredText = (max: number) =>
+export const requiredText = (max: number) =>
   z
     .string({ error: requiredAs('a string') })
     .trim()
@@ -85,7 +85,7 @@ export function parseQuantity(value: number | string): Decimal | null {
   return d;
 }
 
-const emailInput = z
+export const emailInput = z
   .string({ error: 'must be a string' })
   .trim()
   .max(254, 'must be at most 254 characters')

@@ -334,6 +334,48 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     responses: { 200: 'The settings as they are now' },
     requestExample: { confirm_before_booking: true, blocked_pincodes: ['110001-110099', '560038'], max_order_value: '4999', rto_threshold: 2 },
   },
+  'GET /privacy/customer-data': {
+    tag: 'Customers',
+    operationId: 'getCustomerData',
+    summary: "Everything held about a customer (the DPDP Act's right of access)",
+    description:
+      'One JSON document of everything the company holds about the customer found by `phone` or `customer_id` (exactly one): the record, the ' +
+      'consent history, every order with its lines, delivery address, shipment and its events, invoice and credit note (numbers, amounts), ' +
+      'payments, payment links and COD confirmation, the checkout sessions of its orders and its open ones, and the events about the customer ' +
+      'and its orders. Recorded in the audit trail (`customer.accessed`). Needs a key with the `privacy` permission (others get 403).',
+    responses: { 200: 'The document', 404: 'No customer with this phone or id in this company' },
+  },
+  'POST /privacy/corrections': {
+    tag: 'Customers',
+    operationId: 'correctCustomerData',
+    summary: "Correct a customer's name, e-mail or address",
+    description:
+      'Corrects the fields sent (at least one of `name`, `email`, `address`, validated as POST /orders validates them) on the customer found by ' +
+      "`phone` or `customer_id`. A corrected address also replaces the delivery address of the customer's orders not yet shipped (draft, " +
+      'confirmed, packed); shipped and finished orders keep theirs. Recorded in the audit trail (`customer.corrected`, field names only). ' +
+      'An erased customer: 409. Needs the `privacy` permission.',
+    responses: { 200: 'What was corrected', 404: 'No customer with this phone or id in this company', 409: 'The customer was erased' },
+    requestExample: { phone: '+91 98765 43210', name: 'Asha R. Rao', address: { line1: '14 MG Road', city: 'Bengaluru', pincode: '560001' } },
+  },
+  'POST /privacy/erasures': {
+    tag: 'Customers',
+    operationId: 'eraseCustomerData',
+    summary: "Erase a customer's personal data",
+    description:
+      "Removes or irreversibly anonymises the customer's personal data everywhere it is held (record, orders' delivery addresses, events, " +
+      'checkout sessions, saved addresses, payment payloads, idempotent answers, drawn invoice PDFs, free-text notes), in one transaction, and ' +
+      'answers what was erased per table and what is retained and why (invoices and books of account under the CGST Act; an invoice of ' +
+      "₹50,000 or more keeps the recipient's name and address, CGST Rule 46(f)). A customer with an order not yet delivered is refused (409, " +
+      'details list the orders) unless `cancel_open_orders` is true: drafts, confirmed and packed orders are then cancelled, shipped ones go on. ' +
+      'Again for the same customer: 200 with `already_erased: true`, nothing changed. The erased customer is no longer found by phone; a new ' +
+      'order with that phone creates a new customer. Recorded in the audit trail (`customer.erased`). Needs the `privacy` permission.',
+    responses: {
+      200: 'The erasure report',
+      404: 'No customer with this phone or id in this company',
+      409: 'The customer has orders not yet delivered (send cancel_open_orders: true)',
+    },
+    requestExample: { phone: '+91 98765 43210', cancel_open_orders: true },
+  },
   'PUT /catalog/stock': {
     tag: 'Catalogue',
     operationId: 'setStock',

@@ -8,6 +8,9 @@ import { paymentLinkBody, paymentLinkParams, paymentLinkResponse } from '../cont
 import { whatsappMessageSchema, whatsappMessagesQuery } from '../contract/whatsapp.js';
 import { itemLookupSchema, itemsQuerySchema, itemsResponseSchema, itemResponseSchema } from '../contract/items.js';
 import { codAvailabilityQuery, codAvailabilitySchema } from '../contract/cod.js';
+import { correctionBody, correctionSchema, customerDataQuery, customerDataSchema, erasureBody, erasureSchema } from '../contract/privacy.js';
+import { AppError } from '../contract/errors.js';
+import { keyActor, type Tenant } from '../keys/keys.service.js';
 import { CHECKOUT_TOOLS } from './checkout-tools.js';
 import { define, read, type ToolDefinition } from './tool-definition.js';
 
@@ -18,6 +21,13 @@ export { define, type ToolAnnotations, type ToolContext, type ToolDefinition } f
  * once, in src/contract), the same services answer, and the result is the REST response body. Tool
  * descriptions are written for a model choosing and calling tools.
  */
+/** The data-rights tools need the key permission `privacy`, as their REST routes do (the same 403 `forbidden`). */
+function privacyActor(tenant: Tenant) {
+  if (!tenant.permissions.includes('privacy'))
+    throw new AppError('forbidden', 'this API key does not have the "privacy" permission; the company admin gives it when creating a key');
+  return keyActor(tenant);
+}
+
 export const TOOLS: ToolDefinition[] = [
   define({
     name: 'browse_catalog',
@@ -163,6 +173,41 @@ export const TOOLS: ToolDefinition[] = [
     output: z.object({ data: codAvailabilitySchema }),
     annotations: read('Check whether cash on delivery is available'),
     run: async ({ services, tenant }, args) => ({ data: await services.codRules.check(tenant, args) }),
+  }),
+  define({
+    name: 'export_customer_data',
+    title: 'Everything held about a customer (right of access)',
+    description:
+      "For a customer's request to see their data (India's DPDP Act): one document of everything the company holds about the customer found by phone or customer_id " +
+      '(exactly one): record, consent history, orders with lines, addresses, shipments, invoices, payments, payment links, checkout sessions and events. ' +
+      'Needs a key with the privacy permission (otherwise forbidden). Recorded in the audit trail.',
+    input: customerDataQuery,
+    output: z.object({ data: customerDataSchema }),
+    annotations: { title: 'Everything held about a customer', readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    run: async ({ services, tenant }, args) => ({ data: await services.customerData.access(tenant.companyId, privacyActor(tenant), args) }),
+  }),
+  define({
+    name: 'correct_customer_data',
+    title: "Correct a customer's name, e-mail or address",
+    description:
+      "For a customer's request to correct their data: the name, email and/or address given replace those on the record of the customer found by phone or customer_id; " +
+      "a corrected address also goes on the customer's orders not yet shipped. An empty email removes it. Needs the privacy permission. Recorded in the audit trail.",
+    input: correctionBody,
+    output: z.object({ data: correctionSchema }),
+    annotations: { title: "Correct a customer's data", readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    run: async ({ services, tenant }, args) => ({ data: await services.customerData.correct(tenant.companyId, privacyActor(tenant), args) }),
+  }),
+  define({
+    name: 'erase_customer_data',
+    title: "Erase a customer's personal data",
+    description:
+      "For a customer's request to erase their data: irreversibly removes the personal data of the customer found by phone or customer_id everywhere it is held, " +
+      'keeping what tax law requires (the report lists it). Refused (conflict, details list the orders) while an order is not yet delivered, unless cancel_open_orders is true ' +
+      '(drafts, confirmed and packed orders are cancelled). Confirm with the person first: it cannot be undone. Again: already_erased true. Needs the privacy permission.',
+    input: erasureBody,
+    output: z.object({ data: erasureSchema }),
+    annotations: { title: "Erase a customer's personal data", readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    run: async ({ services, tenant }, args) => ({ data: await services.customerData.erase(tenant.companyId, privacyActor(tenant), args) }),
   }),
   ...CHECKOUT_TOOLS,
   define({
