@@ -25,10 +25,12 @@ function oneCustomer(v: { phone?: string; customer_id?: string }, ctx: z.Refinem
     ctx.addIssue({ code: 'custom', path: ['customer_id'], message: 'send phone or customer_id, not both' });
 }
 
-export const customerDataQuery = z.object(customerRef).superRefine(oneCustomer);
+/** The tools' arguments are the plain objects (`define` adds null-as-absent); the refined schemas check the combinations for every door. */
+export const customerDataArgs = z.object(customerRef);
+export const customerDataQuery = customerDataArgs.superRefine(oneCustomer);
 export type CustomerRef = z.output<typeof customerDataQuery>;
 
-export const correctionBody = nullsAsAbsent(
+export const correctionArgs = nullsAsAbsent(
   z.object({
     ...customerRef,
     name: requiredText(120).optional().describe("The customer's name as it should read (1-120 characters)."),
@@ -40,14 +42,15 @@ export const correctionBody = nullsAsAbsent(
           "It replaces the address on file and the delivery address of the customer's orders not yet shipped.",
       ),
   }),
-).superRefine((v, ctx) => {
+);
+export const correctionBody = correctionArgs.superRefine((v, ctx) => {
   oneCustomer(v, ctx);
   if (v.name === undefined && v.email === undefined && v.address === undefined)
     ctx.addIssue({ code: 'custom', path: ['name'], message: 'required; send at least one of name, email, address' });
 });
 export type CorrectionInput = z.output<typeof correctionBody>;
 
-export const erasureBody = nullsAsAbsent(
+export const erasureArgs = nullsAsAbsent(
   z.object({
     ...customerRef,
     cancel_open_orders: z
@@ -58,7 +61,8 @@ export const erasureBody = nullsAsAbsent(
           'true: drafts, confirmed and packed orders are cancelled (stock released) and shipped ones are left to the courier, then the customer is erased.',
       ),
   }),
-).superRefine(oneCustomer);
+);
+export const erasureBody = erasureArgs.superRefine(oneCustomer);
 export type ErasureInput = z.output<typeof erasureBody>;
 
 const when = z.string().describe('ISO 8601 time');

@@ -8,7 +8,7 @@ import { paymentLinkBody, paymentLinkParams, paymentLinkResponse } from '../cont
 import { whatsappMessageSchema, whatsappMessagesQuery } from '../contract/whatsapp.js';
 import { itemLookupSchema, itemsQuerySchema, itemsResponseSchema, itemResponseSchema } from '../contract/items.js';
 import { codAvailabilityQuery, codAvailabilitySchema } from '../contract/cod.js';
-import { correctionBody, correctionSchema, customerDataQuery, customerDataSchema, erasureBody, erasureSchema } from '../contract/privacy.js';
+import { correctionArgs, correctionSchema, customerDataArgs, customerDataSchema, erasureArgs, erasureSchema } from '../contract/privacy.js';
 import { AppError } from '../contract/errors.js';
 import { keyActor, type Tenant } from '../keys/keys.service.js';
 import { CHECKOUT_TOOLS } from './checkout-tools.js';
@@ -181,7 +181,7 @@ export const TOOLS: ToolDefinition[] = [
       "For a customer's request to see their data (India's DPDP Act): one document of everything the company holds about the customer found by phone or customer_id " +
       '(exactly one): record, consent history, orders with lines, addresses, shipments, invoices, payments, payment links, checkout sessions and events. ' +
       'Needs a key with the privacy permission (otherwise forbidden). Recorded in the audit trail.',
-    input: customerDataQuery,
+    input: customerDataArgs,
     output: z.object({ data: customerDataSchema }),
     annotations: { title: 'Everything held about a customer', readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     run: async ({ services, tenant }, args) => ({ data: await services.customerData.access(tenant.companyId, privacyActor(tenant), args) }),
@@ -192,7 +192,7 @@ export const TOOLS: ToolDefinition[] = [
     description:
       "For a customer's request to correct their data: the name, email and/or address given replace those on the record of the customer found by phone or customer_id; " +
       "a corrected address also goes on the customer's orders not yet shipped. An empty email removes it. Needs the privacy permission. Recorded in the audit trail.",
-    input: correctionBody,
+    input: correctionArgs,
     output: z.object({ data: correctionSchema }),
     annotations: { title: "Correct a customer's data", readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     run: async ({ services, tenant }, args) => ({ data: await services.customerData.correct(tenant.companyId, privacyActor(tenant), args) }),
@@ -204,7 +204,7 @@ export const TOOLS: ToolDefinition[] = [
       "For a customer's request to erase their data: irreversibly removes the personal data of the customer found by phone or customer_id everywhere it is held, " +
       'keeping what tax law requires (the report lists it). Refused (conflict, details list the orders) while an order is not yet delivered, unless cancel_open_orders is true ' +
       '(drafts, confirmed and packed orders are cancelled). Confirm with the person first: it cannot be undone. Again: already_erased true. Needs the privacy permission.',
-    input: erasureBody,
+    input: erasureArgs,
     output: z.object({ data: erasureSchema }),
     annotations: { title: "Erase a customer's personal data", readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     run: async ({ services, tenant }, args) => ({ data: await services.customerData.erase(tenant.companyId, privacyActor(tenant), args) }),
