@@ -149,7 +149,12 @@ async function scan(t: TestApp, words: string[], exceptCompanies: string[], skip
 }
 
 const erase = async (t: TestApp, headers: Record<string, string>, body: unknown) => {
-  const res = await t.app.inject({ method: 'POST', url: `${BASE}/privacy/erasures`, headers: { ...headers, 'content-type': 'application/json' }, payload: JSON.stringify(body) });
+  const res = await t.app.inject({
+    method: 'POST',
+    url: `${BASE}/privacy/erasures`,
+    headers: { ...headers, 'content-type': 'application/json' },
+    payload: JSON.stringify(body),
+  });
   return { status: res.statusCode, body: res.json() };
 };
 
@@ -177,7 +182,10 @@ describe('erasure over REST, proven by scanning the whole database and the logs'
     const before = await scan(ctx, needles(p), [other.companyId]);
     expect(before.length).toBeGreaterThan(10);
     for (const table of ['customers', 'orders', 'events', 'checkout_sessions', 'buyer_addresses', 'idempotency_records', 'payment_events', 'invoices'])
-      expect(before.some((h) => h.startsWith(`${table}.`)), table).toBe(true);
+      expect(
+        before.some((h) => h.startsWith(`${table}.`)),
+        table,
+      ).toBe(true);
 
     const headers = await privacyHeaders(ctx, s.companyId);
     const refused = await erase(ctx, headers, { phone: p.phone });
@@ -191,7 +199,15 @@ describe('erasure over REST, proven by scanning the whole database and the logs'
     expect(done.status).toBe(200);
     expect(done.body.data).toMatchObject({ customer_id: customerId, already_erased: false });
     expect(done.body.data.cancelled_orders.sort()).toEqual([orders.draft.ref, orders.confirmed.ref, orders.packed.ref].sort());
-    expect(done.body.data.erased).toMatchObject({ customers: 1, orders: 7, checkout_sessions: 2, buyer_addresses: 1, idempotency_records: 1, payment_events: 1, document_files: 2 });
+    expect(done.body.data.erased).toMatchObject({
+      customers: 1,
+      orders: 7,
+      checkout_sessions: 2,
+      buyer_addresses: 1,
+      idempotency_records: 1,
+      payment_events: 1,
+      document_files: 2,
+    });
     expect(done.body.data.retained.length).toBe(3);
 
     // after: nowhere in the database, nowhere in the logs
@@ -200,9 +216,9 @@ describe('erasure over REST, proven by scanning the whole database and the logs'
     expect(needles(p).filter((n) => logs.includes(n))).toEqual([]);
 
     // what the law keeps: the invoice's number, amounts and place of supply; the buyer reads the placeholder
-    const [invoice] = await ctx.db.query<{ document: { buyer: { name: string; phone: string | null; address: string[] }; place_of_supply: unknown; totals: { total: string } } }>(
-      sql`SELECT document FROM invoices WHERE company_id = ${s.companyId} AND order_id = ${orders.delivered.id}`,
-    );
+    const [invoice] = await ctx.db.query<{
+      document: { buyer: { name: string; phone: string | null; address: string[] }; place_of_supply: unknown; totals: { total: string } };
+    }>(sql`SELECT document FROM invoices WHERE company_id = ${s.companyId} AND order_id = ${orders.delivered.id}`);
     expect(invoice.document.buyer).toEqual({ name: 'Erased customer', phone: null, address: [] });
     expect(invoice.document.place_of_supply).toEqual({ state: 'Karnataka', state_code: '29' });
     expect(invoice.document.totals.total).toBe('499.00');
@@ -249,7 +265,9 @@ describe('erasure over REST, proven by scanning the whole database and the logs'
     const o = await orderIn(ctx, s, p, 'delivered');
     const done = await erase(ctx, await privacyHeaders(ctx, s.companyId), { phone: p.phone });
     expect(done.status).toBe(200);
-    expect(done.body.data.retained.map((r: { what: string }) => r.what)).toContainEqual(expect.stringMatching(/^invoice .*: the recipient's name and address as issued/));
+    expect(done.body.data.retained.map((r: { what: string }) => r.what)).toContainEqual(
+      expect.stringMatching(/^invoice .*: the recipient's name and address as issued/),
+    );
     const [invoice] = await ctx.db.query<{ document: { buyer: { name: string; phone: string | null; address: string[] } } }>(
       sql`SELECT document FROM invoices WHERE company_id = ${s.companyId} AND order_id = ${o.id}`,
     );
