@@ -24,6 +24,7 @@ let checkoutId: string;
 let toCancel: string;
 let codNumber: string;
 let rzp: FakeRazorpay;
+let erasedCustomer: string;
 
 const PHONE = '9876543210';
 
@@ -39,6 +40,8 @@ beforeAll(async () => {
     },
     { sku: 'RICE', name: 'Basmati Rice', unit: 'KG', tax_rate: '5', variants: [{ sku: 'RICE-LOOSE', selling_price: '120.50', stock: '25.500' }] },
   ]);
+  // one key for every tool: the data-rights tools need the privacy permission
+  s = { ...s, headers: { 'x-api-key': (await direct.services.keys.create(s.companyId, 'tools', ['privacy'])).key } };
   placed = orderBody({ customer: { name: 'Asha Rao', phone: PHONE }, items: [{ product_id: 'RICE-LOOSE', quantity: 1.5 }] });
   const res = await postOrder(direct, s.headers, placed);
   expect(res.status, JSON.stringify(res.body)).toBe(201);
@@ -79,6 +82,15 @@ beforeAll(async () => {
   };
   checkoutId = (await direct.services.checkout.create(business, { line_items, buyer: { phone_number: PHONE }, fulfillment }, undefined)).record.id;
   toCancel = (await direct.services.checkout.create(business, { line_items }, undefined)).record.id;
+  // a customer erased already, so erase_customer_data answers the same on every call
+  const gone = await postOrder(
+    direct,
+    s.headers,
+    orderBody({ customer: { name: 'Ravi Kumar', phone: '9811122334' }, items: [{ product_id: 'RICE-LOOSE', quantity: 1 }] }),
+  );
+  const erasure = await direct.services.customerData.erase(s.companyId, { kind: 'cli', name: 'test' }, { phone: '9811122334', cancel_open_orders: true });
+  expect(gone.status).toBe(201);
+  erasedCustomer = erasure.customer_id;
 });
 afterAll(async () => {
   await direct?.app.close();
@@ -120,6 +132,9 @@ const SAMPLES: Record<string, { ok: () => Record<string, unknown>; refused?: Rec
     refused: { id: 'chk_nope', payment_data: { handler_id: 'cod' }, idempotency_key: 'refuses-complete' },
   },
   cancel_checkout: { ok: () => ({ id: toCancel, idempotency_key: 'answers-cancel' }), refused: { id: 'chk_nope', idempotency_key: 'refuses-cancel' } },
+  export_customer_data: { ok: () => ({ phone: PHONE }), refused: {} },
+  correct_customer_data: { ok: () => ({ phone: PHONE, name: 'Asha Rao' }), refused: { phone: PHONE } },
+  erase_customer_data: { ok: () => ({ customer_id: erasedCustomer }), refused: { customer_id: 'cus_nope' } },
 };
 
 const ENVELOPE = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
@@ -142,7 +157,11 @@ async function post(app: TestApp, [body, headers]: [unknown, Record<string, stri
     payload: JSON.stringify(body),
   });
   // signed photo links differ by their expiry second; everything else must be the same bytes
-  return { status: res.statusCode, type: res.headers['content-type'], body: res.body.replace(/expires=\d+&sig=[\w-]+/g, 'SIGNED') };
+  return {
+    status: res.statusCode,
+    type: res.headers['content-type'],
+    body: res.body.replace(/expires=\d+&sig=[\w-]+/g, 'SIGNED').replace(/generated_at(\\*"):(\\*")[^"\\]+/g, 'generated_at$1:$2NOW'),
+  };
 }
 
 type Answer = { result: { structuredContent?: unknown; isError?: boolean } };

@@ -67,7 +67,7 @@ describe('request logs at the default level', () => {
   it('every route, with phones, e-mails, feed secrets, signatures and keys in every place they go: none reaches the log or the metrics', async () => {
     const s = await shop(a, [{ sku: 'LOGS', name: 'Log Lamp', variants: [{ sku: 'LOGS-1', selling_price: '100.00', stock: '50' }] }]);
     const key = { 'x-api-key': s.key };
-    const full = await a.services.keys.create(s.companyId, 'all', ['webhooks', 'catalogue', 'ucp', 'cod']);
+    const full = await a.services.keys.create(s.companyId, 'all', ['webhooks', 'catalogue', 'ucp', 'cod', 'privacy']);
     const admin = { 'x-api-key': full.key };
     const json = { 'content-type': 'application/json' };
 
@@ -210,6 +210,10 @@ describe('request logs at the default level', () => {
       { method: 'POST', url: `${BASE}/orders`, headers: key, payload: { ...body, external_reference: `${UNKNOWN_REFERENCE}-cod`, payment: 'cod' } },
       { url: `${BASE}/cod/availability?${personal}&pincode=560038&amount=${DIGITS.slice(0, 6)}`, headers: key },
       { url: `${BASE}/cod/availability?phone=${q(`0${UNKNOWN_PHONE_DIGITS}`)}`, headers: key },
+      // a customer's data rights: access, correction and erasure of the buyer, by phone in the query and the body
+      { url: `${BASE}/privacy/customer-data?phone=${q(PHONE)}`, headers: admin },
+      { method: 'POST', url: `${BASE}/privacy/corrections?${personal}`, headers: admin, payload: { phone: PHONE, email: EMAIL } },
+      { method: 'POST', url: `${BASE}/privacy/erasures?${personal}`, headers: admin, payload: { phone: PHONE, cancel_open_orders: true } },
       // a payment link asked for an order that is not there (the route's log line only; test/http covers the link itself)
       { method: 'POST', url: `${BASE}/orders/${q(REFERENCE)}/payment-link?${personal}`, headers: key, payload: { phone: PHONE } },
       // an order's WhatsApp message, with the buyer's phone in the query
