@@ -1,3 +1,4 @@
+import { acrossCompanies } from '../helpers/across-companies.js';
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { draftOrderBody } from '../../src/contract/orders.js';
@@ -140,10 +141,18 @@ async function scan(t: TestApp, words: string[], exceptCompanies: string[], skip
   for (const c of columns) {
     if (skip(c.table_name, c.column_name)) continue;
     const others = c.has_company ? sql`AND company_id <> ALL(${sql.param(exceptCompanies)}::text[])` : sql``;
-    const rows = await t.db.query<{ n: string }>(sql`
-      SELECT n FROM unnest(${sql.param(words)}::text[]) n
-       WHERE EXISTS (SELECT 1 FROM ${sql.identifier(c.table_name)} WHERE strpos(lower(${sql.identifier(c.column_name)}::text), n) > 0 ${others})`);
-    for (const r of rows) hits.push(`${c.table_name}.${c.column_name}: ${r.n}`);
+    // one aggregate per column, a flag per needle (Citus runs it on every shard; it takes no correlated subquery)
+    const flags = words.map(
+      (w, i) => sql`coalesce(bool_or(strpos(lower(${sql.identifier(c.column_name)}::text), ${w}) > 0), false) AS ${sql.identifier(`w${i}`)}`,
+    );
+    const [row] = await acrossCompanies<Record<string, boolean>>(
+      t.db,
+      sql`
+      SELECT ${sql.join(flags, sql`, `)} FROM ${sql.identifier(c.table_name)} WHERE true ${others}`,
+    );
+    words.forEach((w, i) => {
+      if (row[`w${i}`]) hits.push(`${c.table_name}.${c.column_name}: ${w}`);
+    });
   }
   return hits;
 }
