@@ -53,18 +53,26 @@ beforeAll(async () => {
   // a COD order with its payment link made, so create_payment_link answers that live link on both roads
   rzp = await fakeRazorpay();
   const acct = rzp.account();
-  await direct.services.payments.configure(s.companyId, {
-    provider: 'razorpay',
-    keyId: acct.keyId,
-    keySecret: acct.keySecret,
-    webhookSecret: 'whsec-tool-answers',
-    baseUrl: rzp.url,
-  });
+  await direct.services.payments.configure(
+    s.companyId,
+    { kind: 'cli', name: 'test' },
+    {
+      provider: 'razorpay',
+      keyId: acct.keyId,
+      keySecret: acct.keySecret,
+      webhookSecret: 'whsec-tool-answers',
+      baseUrl: rzp.url,
+    },
+  );
   const cod = await postOrder(direct, s.headers, { ...placed, external_reference: 'tool-answers-cod', payment: 'cod' });
   codNumber = (cod.body as { data: { order_number: string } }).data.order_number;
   await direct.services.paymentLinks.create({ companyId: s.companyId }, codNumber, {});
-  await direct.services.ucpSettings.set(s.companyId, { enabled: true });
-  await direct.services.shippingRates.create(s.companyId, { id: 'std', title: 'Standard', level: 'standard', zone_kind: 'everywhere', price: '49.00' });
+  await direct.services.ucpSettings.set(s.companyId, { kind: 'cli', name: 'test' }, { enabled: true });
+  await direct.services.shippingRates.create(
+    s.companyId,
+    { kind: 'cli', name: 'test' },
+    { id: 'std', title: 'Standard', level: 'standard', zone_kind: 'everywhere', price: '49.00' },
+  );
   const business = (await direct.services.ucpSettings.byCompany(s.companyId))!;
   const line_items = [{ item: { id: 'SHIRT-RED-XL' }, quantity: 1 }];
   const fulfillment = {
