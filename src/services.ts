@@ -23,6 +23,7 @@ import { createCodConfirmationService } from './cod/cod-confirmation.service.js'
 import { createPaymentLinkService } from './cod/payment-links.service.js';
 import { createCodSettingsService } from './cod/cod-settings.service.js';
 import { createCodRulesService } from './cod/cod-rules.service.js';
+import { createAuditService } from './privacy/audit.service.js';
 
 /**
  * Every service, built once per process from its narrow dependencies; REST and MCP call the same ones. Catalogue reads
@@ -77,6 +78,8 @@ export function createServices({ db, config }: { db: Db & { replica?: Db }; conf
     whatsapp: createWhatsappService({ db }),
     codSettings: createCodSettingsService({ db }),
     codRules,
+    // the audit trail's readers (its writers are the actions themselves)
+    audit: createAuditService({ db }),
   };
 }
 
