@@ -51,8 +51,8 @@ async function setUp() {
   try {
     await migrate(db);
     const services = createServices({ db, config: configSchema.parse({ SEED_DEMO: 'false' }) });
-    const company = await services.companies.create({ name: 'Capacity', slug: 'capacity' });
-    const key = (await services.keys.create(company.id, 'capacity')).key;
+    const company = await services.companies.create({ kind: 'cli', name: 'bench' }, { name: 'Capacity', slug: 'capacity' });
+    const key = (await services.keys.create(company.id, { kind: 'cli', name: 'bench' }, 'capacity')).key;
     await generateCatalogue(db, company.id, { products: PRODUCTS, seed: 3, onProgress: (d, t) => d === t && log(`catalogue: ${t} products`) });
     await db.query(sql`UPDATE stock_levels SET on_hand = 1000000000 WHERE company_id = ${company.id}`);
     await refreshInStockOfCompany(db, company.id); // a raw stock write: the in-stock flags follow, as every writer's do

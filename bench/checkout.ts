@@ -41,8 +41,8 @@ async function setUp() {
   try {
     await migrate(db);
     const services = createServices({ db, config: configSchema.parse({ SEED_DEMO: 'false' }) });
-    const company = await services.companies.create({ name: 'Checkout Bench', slug: 'checkout-bench' });
-    const key = (await services.keys.create(company.id, 'bench')).key;
+    const company = await services.companies.create({ kind: 'cli', name: 'bench' }, { name: 'Checkout Bench', slug: 'checkout-bench' });
+    const key = (await services.keys.create(company.id, { kind: 'cli', name: 'bench' }, 'bench')).key;
     await generateCatalogue(db, company.id, {
       products: Number(args.products),
       seed: 4,
@@ -50,8 +50,12 @@ async function setUp() {
     });
     await db.query(sql`UPDATE stock_levels SET on_hand = 1000000000 WHERE company_id = ${company.id}`);
     await refreshInStockOfCompany(db, company.id); // a raw stock write: the in-stock flags follow
-    await services.ucpSettings.set(company.id, { enabled: true });
-    await services.shippingRates.create(company.id, { id: 'std', title: 'Standard', level: 'standard', zone_kind: 'everywhere', price: '49.00' });
+    await services.ucpSettings.set(company.id, { kind: 'cli', name: 'bench' }, { enabled: true });
+    await services.shippingRates.create(
+      company.id,
+      { kind: 'cli', name: 'bench' },
+      { id: 'std', title: 'Standard', level: 'standard', zone_kind: 'everywhere', price: '49.00' },
+    );
     const skus = (await db.query<{ sku: string }>(sql`SELECT sku FROM variants WHERE company_id = ${company.id} ORDER BY id`)).map((r) => r.sku);
     await db.query(sql`VACUUM ANALYZE`);
     return { key, skus, slug: company.slug };

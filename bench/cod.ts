@@ -71,8 +71,8 @@ type Services = ReturnType<typeof createServices>;
 
 /** A company with the catalogue, stock for the whole run, and every customer with their past orders. */
 async function seedCompany(services: Services, db: Db, slug: string) {
-  const company = await services.companies.create({ name: `COD Bench ${slug}`, slug });
-  const key = (await services.keys.create(company.id, 'bench')).key;
+  const company = await services.companies.create({ kind: 'cli', name: 'bench' }, { name: `COD Bench ${slug}`, slug });
+  const key = (await services.keys.create(company.id, { kind: 'cli', name: 'bench' }, 'bench')).key;
   const auth = await services.keys.authenticate(key);
   if (!auth.ok) throw new Error(`${slug}: the bench key does not authenticate`);
   await generateCatalogue(db, company.id, { products: Number(args.products), seed: 4, onProgress: progress(`${slug}: catalogue`) });
@@ -128,8 +128,8 @@ async function setUp() {
     const [{ dearest }] = await db.query<{ dearest: string }>(sql`SELECT max(selling_price)::text AS dearest FROM variants WHERE company_id = ${rules.id}`);
     const maxOrderValue = String(Math.ceil(Number(dearest) * 2));
     const on = { blocked_pincodes: BLOCKED, max_order_value: maxOrderValue, rto_threshold: 2 };
-    await services.codSettings.set(rules.id, on);
-    const set = await services.codSettings.set(confirm.id, { ...on, confirm_before_booking: true });
+    await services.codSettings.set(rules.id, { kind: 'cli', name: 'bench' }, on);
+    const set = await services.codSettings.set(confirm.id, { kind: 'cli', name: 'bench' }, { ...on, confirm_before_booking: true });
     log(`COD rules: ${set.blocked_pincodes.length} blocked PIN codes/ranges, max_order_value ${set.max_order_value}, rto_threshold ${set.rto_threshold}`);
     log('VACUUM ANALYZE');
     await db.query(sql`VACUUM ANALYZE`);

@@ -52,16 +52,20 @@ async function setUp(): Promise<Fixture> {
   try {
     await migrate(db);
     const services = createServices({ db, config: configSchema.parse({ SEED_DEMO: 'false' }) });
-    const seller = await services.companies.create({ name: 'Sharma Handlooms', slug: 'sharma-handlooms' });
-    const neighbour = await services.companies.create({ name: 'Neighbour', slug: 'neighbour' });
-    await services.taxProfiles.set(seller.id, {
-      legal_name: 'Sharma Handlooms Private Limited',
-      gstin: '29AAGCB7383J1Z4',
-      address_line1: '12, 4th Cross, Indiranagar',
-      city: 'Bengaluru',
-      state: 'Karnataka',
-      pincode: '560038',
-    });
+    const seller = await services.companies.create({ kind: 'cli', name: 'bench' }, { name: 'Sharma Handlooms', slug: 'sharma-handlooms' });
+    const neighbour = await services.companies.create({ kind: 'cli', name: 'bench' }, { name: 'Neighbour', slug: 'neighbour' });
+    await services.taxProfiles.set(
+      seller.id,
+      { kind: 'cli', name: 'bench' },
+      {
+        legal_name: 'Sharma Handlooms Private Limited',
+        gstin: '29AAGCB7383J1Z4',
+        address_line1: '12, 4th Cross, Indiranagar',
+        city: 'Bengaluru',
+        state: 'Karnataka',
+        pincode: '560038',
+      },
+    );
     await generateCatalogue(db, seller.id, { products: 20, seed: 3 });
     await generateCatalogue(db, neighbour.id, { products: 2_000, seed: 4 });
     const skus = (await db.query<{ sku: string }>(sql`SELECT sku FROM variants WHERE company_id = ${seller.id} ORDER BY id LIMIT 6`)).map((r) => r.sku);
@@ -79,7 +83,10 @@ async function setUp(): Promise<Fixture> {
     await db.query(sql`VACUUM ANALYZE`);
     if (!lookup.invoice?.url) throw new Error('the bench order has no invoice link');
     const url = new URL(lookup.invoice.url);
-    return { neighbourKey: (await services.keys.create(neighbour.id, 'bench')).key, invoicePath: `${url.pathname}${url.search}` };
+    return {
+      neighbourKey: (await services.keys.create(neighbour.id, { kind: 'cli', name: 'bench' }, 'bench')).key,
+      invoicePath: `${url.pathname}${url.search}`,
+    };
   } finally {
     await db.close();
   }

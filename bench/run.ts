@@ -82,10 +82,10 @@ async function setUp(): Promise<Fixture> {
     await migrate(db);
     const config = configSchema.parse({ SEED_DEMO: 'false' });
     const services = createServices({ db, config });
-    const small = await services.companies.create({ name: 'Bench 10k', slug: 'bench-10k' });
-    const large = await services.companies.create({ name: 'Bench 100k', slug: 'bench-100k' });
-    const keySmall = (await services.keys.create(small.id, 'bench')).key;
-    const keyLarge = (await services.keys.create(large.id, 'bench')).key;
+    const small = await services.companies.create({ kind: 'cli', name: 'bench' }, { name: 'Bench 10k', slug: 'bench-10k' });
+    const large = await services.companies.create({ kind: 'cli', name: 'bench' }, { name: 'Bench 100k', slug: 'bench-100k' });
+    const keySmall = (await services.keys.create(small.id, { kind: 'cli', name: 'bench' }, 'bench')).key;
+    const keyLarge = (await services.keys.create(large.id, { kind: 'cli', name: 'bench' }, 'bench')).key;
     await generateCatalogue(db, small.id, { products: SMALL, seed: 1, onProgress: progress(`catalogue ${SMALL.toLocaleString()} products`) });
     await generateCatalogue(db, large.id, { products: LARGE, seed: 2, onProgress: progress(`catalogue ${LARGE.toLocaleString()} products`) });
     // Orders must not run out of stock during the run: a large on-hand everywhere at the ship-from location.

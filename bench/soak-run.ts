@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import type { Db } from '../src/db/index.js';
+import type { Actor } from '../src/db/audit-log.js';
 import { newId } from '../src/lib/ids.js';
 import { refreshListing } from '../src/catalogue/catalogue.queries.js';
 import { auditCompany, minAvailable } from '../test/helpers/audit.js';
@@ -42,14 +43,14 @@ export interface SoakSeed {
 export async function seedSoakCompany(
   db: Db,
   services: {
-    companies: { create(i: { name: string; slug: string }): Promise<{ id: string }> };
-    keys: { create(c: string, n?: string): Promise<{ key: string }> };
+    companies: { create(a: Actor, i: { name: string; slug: string }): Promise<{ id: string }> };
+    keys: { create(c: string, a: Actor, n?: string): Promise<{ key: string }> };
   },
   opts: { hot: number; cold: number; hotStock: number },
 ): Promise<SoakSeed> {
   const suffix = randomBytes(4).toString('hex');
-  const company = await services.companies.create({ name: `Soak ${suffix}`, slug: `soak-${suffix}` });
-  const { key } = await services.keys.create(company.id, 'soak');
+  const company = await services.companies.create({ kind: 'cli', name: 'bench' }, { name: `Soak ${suffix}`, slug: `soak-${suffix}` });
+  const { key } = await services.keys.create(company.id, { kind: 'cli', name: 'bench' }, 'soak');
   const loc = newId('loc');
   await db.query(
     sql`INSERT INTO stock_locations (company_id, id, code, name, kind, active, ships_orders) VALUES (${company.id}, ${loc}, 'WH', 'Warehouse', 'warehouse', true, true)`,

@@ -158,7 +158,7 @@ async function phase(label: string, overrides: Record<string, string>, shedding:
     const services = createServices({ db: dbs[0], config });
     const seed = await seedSoakCompany(dbs[0], services, { hot: Number(args.hot), cold: Number(args.cold), hotStock: Number(args['hot-stock']) });
     if (receiver) {
-      await services.webhooks.create(seed.companyId, { url: receiver.url, events: ['order.created'], description: 'soak' });
+      await services.webhooks.create(seed.companyId, { kind: 'cli', name: 'bench' }, { url: receiver.url, events: ['order.created'], description: 'soak' });
       for (const w of workers) w.start();
       console.log(`webhooks: receiver ${receiver.url} refusing ${Number(args.webhooks) * 100} % of requests; a delivery worker per instance`);
     }

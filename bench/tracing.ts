@@ -41,8 +41,8 @@ async function setUp(): Promise<{ key: string; skus: string[] }> {
   try {
     await migrate(db);
     const services = createServices({ db, config: configSchema.parse({ SEED_DEMO: 'false' }) });
-    const company = await services.companies.create({ name: 'Bench tracing', slug: 'bench-tracing' });
-    const key = (await services.keys.create(company.id, 'bench')).key;
+    const company = await services.companies.create({ kind: 'cli', name: 'bench' }, { name: 'Bench tracing', slug: 'bench-tracing' });
+    const key = (await services.keys.create(company.id, { kind: 'cli', name: 'bench' }, 'bench')).key;
     await generateCatalogue(db, company.id, { products: 2_000, seed: 1 });
     await db.query(sql`UPDATE stock_levels SET on_hand = 1000000000 WHERE company_id = ${company.id}`);
     await refreshInStockOfCompany(db, company.id); // a raw stock write: the in-stock flags follow, as every writer's do

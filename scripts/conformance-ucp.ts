@@ -45,12 +45,17 @@ async function seed(env: Record<string, string>): Promise<void> {
   try {
     const services = createServices({ db, config });
     const business = JSON.parse(readFileSync(join(fixture, 'business.json'), 'utf8')) as Business;
-    const company = await services.companies.create({ ...business.company, auto_courier_booking: false });
-    await services.taxProfiles.set(company.id, business.tax_profile);
-    await services.catalogueImport.importCatalogue(company.id, JSON.parse(readFileSync(join(fixture, 'catalogue.json'), 'utf8')), { baseDir: fixture });
-    await services.ucpSettings.set(company.id, { enabled: true });
-    for (const rate of business.shipping_rates) await services.shippingRates.create(company.id, rate);
-    for (const code of business.discount_codes) await services.discountCodes.create(company.id, code);
+    const company = await services.companies.create({ kind: 'cli', name: 'bench' }, { ...business.company, auto_courier_booking: false });
+    await services.taxProfiles.set(company.id, { kind: 'cli', name: 'bench' }, business.tax_profile);
+    await services.catalogueImport.importCatalogue(
+      company.id,
+      { kind: 'cli', name: 'bench' },
+      JSON.parse(readFileSync(join(fixture, 'catalogue.json'), 'utf8')),
+      { baseDir: fixture },
+    );
+    await services.ucpSettings.set(company.id, { kind: 'cli', name: 'bench' }, { enabled: true });
+    for (const rate of business.shipping_rates) await services.shippingRates.create(company.id, { kind: 'cli', name: 'bench' }, rate);
+    for (const code of business.discount_codes) await services.discountCodes.create(company.id, { kind: 'cli', name: 'bench' }, code);
     // known buyers (matched by e-mail) and the addresses on file the checkout offers them
     const customers = parse<{ id: string; email: string }>(readFileSync(join(fixture, 'customers.csv')), { columns: true });
     const addresses = parse<Record<string, string>>(readFileSync(join(fixture, 'addresses.csv')), { columns: true });

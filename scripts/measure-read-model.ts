@@ -25,7 +25,9 @@ const mb = (n: number) => `${(n / 1024 / 1024).toFixed(0)} MB`;
 try {
   const companies = createServices({ db, config }).companies;
   const suffix = randomBytes(3).toString('hex');
-  const company = values.company ? await companies.get(values.company) : await companies.create({ name: `Read model ${suffix}`, slug: `read-model-${suffix}` });
+  const company = values.company
+    ? await companies.get(values.company)
+    : await companies.create({ kind: 'cli', name: 'bench' }, { name: `Read model ${suffix}`, slug: `read-model-${suffix}` });
   if (!values.company) {
     await generateCatalogue(db, company.id, {
       products: Number(values.products),

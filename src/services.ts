@@ -24,6 +24,7 @@ import { createPaymentLinkService } from './cod/payment-links.service.js';
 import { createCodSettingsService } from './cod/cod-settings.service.js';
 import { createCodRulesService } from './cod/cod-rules.service.js';
 import { createCustomerDataService } from './privacy/customer-data.service.js';
+import { createAuditService } from './privacy/audit.service.js';
 
 /**
  * Every service, built once per process from its narrow dependencies; REST and MCP call the same ones. Catalogue reads
@@ -80,6 +81,8 @@ export function createServices({ db, config }: { db: Db & { replica?: Db }; conf
     codRules,
     // a customer's data rights: access, correction, erasure (issue 34)
     customerData: createCustomerDataService({ db, config }),
+    // the audit trail's readers (its writers are the actions themselves)
+    audit: createAuditService({ db }),
   };
 }
 

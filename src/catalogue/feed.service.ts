@@ -1,5 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Db } from '../db/index.js';
+import { recordAudit, type Actor } from '../db/audit-log.js';
 import { validationError } from '../contract/errors.js';
 import { Decimal } from '../lib/money.js';
 import type { createMediaService } from '../media/media.service.js';
@@ -96,11 +97,21 @@ export function createFeedService({ db, media }: { db: Db; media: Media }) {
 
   return {
     /** Turns the feed on or rotates its secret (the old URL stops working at once); the new URL's secret is shown once. */
-    async rotate(companyId: string, template?: string): Promise<{ token: string; template: string }> {
+    async rotate(companyId: string, actor: Actor, template?: string): Promise<{ token: string; template: string }> {
       const existing = await feedSettings(db, companyId);
       if (!template && !existing) throw validationError([{ path: 'template', message: 'the first time, give the product page URL template' }]);
       const token = `mfd_${randomBytes(24).toString('base64url')}`;
-      const saved = await saveFeed(db, companyId, hash(token), template ? checkTemplate(template) : undefined);
+      const saved = await db.tx(async (tx) => {
+        const written = await saveFeed(tx, companyId, hash(token), template ? checkTemplate(template) : undefined);
+        // the feed by its kind only: its URL holds the secret
+        await recordAudit(tx, companyId, actor, {
+          action: existing ? 'catalogue.feed_rotated' : 'catalogue.feed_enabled',
+          subjectKind: 'catalogue_feed',
+          subjectId: 'meta',
+          detail: { fields: template ? ['product_url_template'] : [] },
+        });
+        return written;
+      });
       return { token, template: saved.product_url_template };
     },
 

@@ -1,4 +1,5 @@
 import type { Db } from '../db/index.js';
+import { recordAudit, type Actor } from '../db/audit-log.js';
 import { discountCodeInput, type DiscountCode } from '../contract/checkout-admin.js';
 import { notFound, validationError } from '../contract/errors.js';
 import { issuesToDetails } from '../contract/validation.js';
@@ -36,22 +37,32 @@ export function createDiscountCodeService({ db, clock = () => new Date() }: { db
   const unknown = (code: string) => notFound(`no discount code "${code}" in this company`, [{ path: 'code', message: 'is not a code of this company' }]);
 
   /** Changes the fields named (`null` clears an optional one); the code as changed is checked whole. */
-  async function update(companyId: string, code: string, patch: Record<string, unknown>): Promise<DiscountCode> {
+  async function update(companyId: string, actor: Actor, code: string, patch: Record<string, unknown>, action = 'discount.updated'): Promise<DiscountCode> {
     return db.tx(async (tx) => {
       const current = await findDiscountCode(tx, companyId, code.trim().toUpperCase(), true);
       if (!current) throw unknown(code);
       const changed = parseCode({ ...discountCodeOut(current), ...named(patch), code: current.code });
-      return discountCodeOut(await updateDiscountCode(tx, companyId, changed));
+      const updated = await updateDiscountCode(tx, companyId, changed);
+      await recordAudit(tx, companyId, actor, { action, subjectKind: 'discount_code', subjectId: current.code, detail: { fields: Object.keys(named(patch)) } });
+      return discountCodeOut(updated);
     });
   }
 
   return {
     /** Adds a code. A code is never removed (orders name it), so a code once added cannot be added again. */
-    async create(companyId: string, input: unknown): Promise<DiscountCode> {
+    async create(companyId: string, actor: Actor, input: unknown): Promise<DiscountCode> {
       const code = parseCode(input);
-      const created = await insertDiscountCode(db, companyId, code, clock());
-      if (!created) throw validationError([{ path: 'code', message: `the code ${code.code} already exists` }]);
-      return discountCodeOut(created);
+      return db.tx(async (tx) => {
+        const created = await insertDiscountCode(tx, companyId, code, clock());
+        if (!created) throw validationError([{ path: 'code', message: `the code ${code.code} already exists` }]);
+        await recordAudit(tx, companyId, actor, {
+          action: 'discount.added',
+          subjectKind: 'discount_code',
+          subjectId: created.code,
+          detail: { fields: Object.keys(named(code)) },
+        });
+        return discountCodeOut(created);
+      });
     },
 
     /** Every code, disabled ones too unless `activeOnly`. */
@@ -59,10 +70,10 @@ export function createDiscountCodeService({ db, clock = () => new Date() }: { db
       return (await findDiscountCodes(db, companyId, activeOnly)).map(discountCodeOut);
     },
 
-    update,
+    update: (companyId: string, actor: Actor, code: string, patch: Record<string, unknown>): Promise<DiscountCode> => update(companyId, actor, code, patch),
 
     /** Stops a code applying to checkouts from now on (kept: orders name it). */
-    disable: (companyId: string, code: string): Promise<DiscountCode> => update(companyId, code, { active: false }),
+    disable: (companyId: string, actor: Actor, code: string): Promise<DiscountCode> => update(companyId, actor, code, { active: false }, 'discount.disabled'),
 
     /**
      * Which of the codes a buyer entered apply to goods worth `goodsSubtotal` now (discounts.ts); with `customerId`, the

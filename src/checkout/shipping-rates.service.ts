@@ -1,4 +1,5 @@
 import type { Db } from '../db/index.js';
+import { recordAudit, type Actor } from '../db/audit-log.js';
 import { shippingRateInput, type ShippingRate } from '../contract/checkout-admin.js';
 import { notFound, validationError } from '../contract/errors.js';
 import { issuesToDetails } from '../contract/validation.js';
@@ -31,11 +32,19 @@ export function createShippingRateService({ db, clock = () => new Date() }: { db
 
   return {
     /** Adds a rate; the id of a removed rate may be used again (the rate is created afresh). */
-    async create(companyId: string, input: unknown): Promise<ShippingRate> {
+    async create(companyId: string, actor: Actor, input: unknown): Promise<ShippingRate> {
       const rate = parseRate(input);
-      const created = await insertShippingRate(db, companyId, rate, clock());
-      if (!created) throw validationError([{ path: 'id', message: `a shipping rate "${rate.id}" already exists` }]);
-      return shippingRateOut(created);
+      return db.tx(async (tx) => {
+        const created = await insertShippingRate(tx, companyId, rate, clock());
+        if (!created) throw validationError([{ path: 'id', message: `a shipping rate "${rate.id}" already exists` }]);
+        await recordAudit(tx, companyId, actor, {
+          action: 'shipping_rate.added',
+          subjectKind: 'shipping_rate',
+          subjectId: rate.id,
+          detail: { fields: Object.keys(named(rate)) },
+        });
+        return shippingRateOut(created);
+      });
     },
 
     /** Every rate, removed ones too unless `activeOnly`. */
@@ -44,20 +53,30 @@ export function createShippingRateService({ db, clock = () => new Date() }: { db
     },
 
     /** Changes the fields named (`null` clears an optional one); the rate as changed is checked whole. */
-    async update(companyId: string, id: string, patch: Record<string, unknown>): Promise<ShippingRate> {
+    async update(companyId: string, actor: Actor, id: string, patch: Record<string, unknown>): Promise<ShippingRate> {
       return db.tx(async (tx) => {
         const current = await findShippingRate(tx, companyId, id, true);
         if (!current) throw unknown(id);
         const rate = parseRate({ ...current, ...named(patch), id: current.id });
-        return shippingRateOut(await updateShippingRate(tx, companyId, rate));
+        const updated = await updateShippingRate(tx, companyId, rate);
+        await recordAudit(tx, companyId, actor, {
+          action: 'shipping_rate.updated',
+          subjectKind: 'shipping_rate',
+          subjectId: current.id,
+          detail: { fields: Object.keys(named(patch)) },
+        });
+        return shippingRateOut(updated);
       });
     },
 
     /** Takes a rate out of what checkouts offer (kept, inactive: a checkout may still name it). */
-    async remove(companyId: string, id: string): Promise<ShippingRate> {
-      const removed = await deactivateShippingRate(db, companyId, id);
-      if (!removed) throw unknown(id);
-      return shippingRateOut(removed);
+    async remove(companyId: string, actor: Actor, id: string): Promise<ShippingRate> {
+      return db.tx(async (tx) => {
+        const removed = await deactivateShippingRate(tx, companyId, id);
+        if (!removed) throw unknown(id);
+        await recordAudit(tx, companyId, actor, { action: 'shipping_rate.removed', subjectKind: 'shipping_rate', subjectId: removed.id });
+        return shippingRateOut(removed);
+      });
     },
 
     /** The options a destination is offered for goods worth `goodsSubtotal` holding `skus` (shipping-options.ts). */

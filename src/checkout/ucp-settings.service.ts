@@ -1,4 +1,5 @@
 import type { Db } from '../db/index.js';
+import { recordAudit, type Actor } from '../db/audit-log.js';
 import { AppError, notFound, validationError } from '../contract/errors.js';
 import { HOLD_MINUTES, hostName, normaliseUcpHost, ucpSettingsBody, type UcpSettingsInput } from '../contract/ucp.js';
 import { toValidationError } from '../contract/validation.js';
@@ -87,11 +88,16 @@ export function createUcpSettingsService({ db }: { db: Db }) {
     get,
 
     /** Changes the fields given (the same rules as the REST body); answers the settings as they are now. */
-    async set(companyId: string, input: UcpSettingsInput): Promise<UcpSettings> {
+    async set(companyId: string, actor: Actor, input: UcpSettingsInput): Promise<UcpSettings> {
       const parsed = ucpSettingsBody.safeParse(input);
       if (!parsed.success) throw toValidationError(parsed.error);
       const { slug } = await get(companyId);
-      const stored = await writeUcpSettings(db, companyId, parsed.data, { enabled: false, hold_minutes: HOLD_MINUTES.default });
+      const { enabled, hold_minutes } = parsed.data;
+      const stored = await db.tx(async (tx) => {
+        const written = await writeUcpSettings(tx, companyId, parsed.data, { enabled: false, hold_minutes: HOLD_MINUTES.default });
+        await recordAudit(tx, companyId, actor, { action: 'ucp.settings_set', detail: { fields: Object.keys(parsed.data), enabled, hold_minutes } });
+        return written;
+      });
       return { slug, ...stored, updated_at: stored.updated_at.toISOString() };
     },
 
@@ -103,9 +109,13 @@ export function createUcpSettingsService({ db }: { db: Db }) {
      * Registers a host for the company; registering one it already has answers it unchanged. A host another company
      * registered is a 409 `conflict` that names no company.
      */
-    async addHost(companyId: string, raw: string): Promise<UcpHost> {
+    async addHost(companyId: string, actor: Actor, raw: string): Promise<UcpHost> {
       const host = checkedHost(raw);
-      const added = await insertUcpHost(db, companyId, host);
+      const added = await db.tx(async (tx) => {
+        const inserted = await insertUcpHost(tx, companyId, host);
+        if (inserted) await recordAudit(tx, companyId, actor, { action: 'ucp.host_added', subjectKind: 'ucp_host', subjectId: host });
+        return inserted;
+      });
       if (added) return hostView(added);
       const own = await findUcpHost(db, companyId, host);
       if (own) return hostView(own);
@@ -114,9 +124,12 @@ export function createUcpSettingsService({ db }: { db: Db }) {
       ]);
     },
 
-    async removeHost(companyId: string, raw: string): Promise<{ host: string; removed: true }> {
+    async removeHost(companyId: string, actor: Actor, raw: string): Promise<{ host: string; removed: true }> {
       const host = checkedHost(raw);
-      if (!(await deleteUcpHost(db, companyId, host))) throw notFound(`the host ${host} is not registered for this company`);
+      await db.tx(async (tx) => {
+        if (!(await deleteUcpHost(tx, companyId, host))) throw notFound(`the host ${host} is not registered for this company`);
+        await recordAudit(tx, companyId, actor, { action: 'ucp.host_removed', subjectKind: 'ucp_host', subjectId: host });
+      });
       return { host, removed: true };
     },
 

@@ -13,6 +13,7 @@ import { ucpCommands } from './commands/ucp.js';
 import { whatsappCommands } from './commands/whatsapp.js';
 import { codCommands } from './commands/cod.js';
 import { customerCommands } from './commands/customers.js';
+import { auditCommands } from './commands/audit.js';
 
 /** Every admin command, group by group, in the order --help lists them. A new group is one line here. */
 export const COMMANDS: CommandGroup = {
@@ -29,5 +30,6 @@ export const COMMANDS: CommandGroup = {
   ...whatsappCommands,
   ...codCommands,
   ...customerCommands,
+  ...auditCommands,
   ...dbCommands,
 };

@@ -1,4 +1,5 @@
 import type { Db } from '../db/index.js';
+import { recordAudit, type Actor } from '../db/audit-log.js';
 import { codSettingsBody, type CodSettingsInput, type CodSettingsView } from '../contract/cod.js';
 import { toValidationError } from '../contract/validation.js';
 import { findCodSettings, writeCodSettings, type CodSettings } from './cod-settings.queries.js';
@@ -24,10 +25,17 @@ export function createCodSettingsService({ db }: { db: Db }) {
     },
 
     /** Changes the fields given (the REST body's rules, checked here for every door); answers the settings as they are now. */
-    async set(companyId: string, input: CodSettingsInput): Promise<CodSettingsView> {
+    async set(companyId: string, actor: Actor, input: CodSettingsInput): Promise<CodSettingsView> {
       const parsed = codSettingsBody.safeParse(input);
       if (!parsed.success) throw toValidationError(parsed.error);
-      return view(await writeCodSettings(db, companyId, parsed.data));
+      const { blocked_pincodes: pins, ...values } = parsed.data;
+      return db.tx(async (tx) => {
+        const written = await writeCodSettings(tx, companyId, parsed.data);
+        // the rules' values (flags, numbers, the rupee limit); the PIN list by its size
+        const detail = { fields: Object.keys(parsed.data), ...values, ...(pins ? { blocked_pincodes: pins.length } : {}) };
+        await recordAudit(tx, companyId, actor, { action: 'cod.settings_set', detail });
+        return view(written);
+      });
     },
   };
 }

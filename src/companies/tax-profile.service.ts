@@ -1,4 +1,5 @@
 import type { Db } from '../db/index.js';
+import { recordAudit, type Actor } from '../db/audit-log.js';
 import { validationError, type FieldIssue } from '../contract/errors.js';
 import { gstinProblem, gstState } from '../lib/gstin.js';
 import { statesForPincode } from '../lib/pincode.js';
@@ -70,9 +71,18 @@ export function createTaxProfileService({ db }: { db: Db }) {
     },
 
     /** Creates or changes the profile; a new profile needs the legal name and the registered address. Applies to invoices issued from now on. */
-    async set(companyId: string, patch: TaxProfilePatch, now: Date = new Date()): Promise<TaxProfile> {
+    async set(companyId: string, actor: Actor, patch: TaxProfilePatch, now: Date = new Date()): Promise<TaxProfile> {
       const p = checkTaxProfile(await findTaxProfile(db, companyId), patch);
-      return writeTaxProfile(db, companyId, p, now);
+      return db.tx(async (tx) => {
+        const written = await writeTaxProfile(tx, companyId, p, now);
+        await recordAudit(tx, companyId, actor, {
+          action: 'tax_profile.set',
+          subjectKind: 'company',
+          subjectId: companyId,
+          detail: { fields: Object.keys(patch) },
+        });
+        return written;
+      });
     },
   };
 }

@@ -13,6 +13,9 @@ export const SCHEMA_LOCK = 72_611_001;
 export const REFERENCE_TABLES = ['companies', 'service_secrets', 'api_keys', 'ucp_hosts', 'ucp_settings'] as const;
 /** The distribution column of every other table that has it; all of them in one co-location group. */
 export const DISTRIBUTION_COLUMN = 'company_id';
+/** audit_log's triggers on one PostgreSQL (migration 0036), dropped when the table is distributed. */
+const APPEND_ONLY_TRIGGERS = ['audit_log_append_only', 'audit_log_no_truncate'];
+
 /** Never distributed: the migrator's bookkeeping stays on the coordinator. */
 export const LOCAL_TABLES = ['schema_migrations'];
 
@@ -91,6 +94,11 @@ export async function distribute(db: Database, log: (msg: string) => void = () =
            AND (conrelid::regclass::text = ANY(${sql.param(converting)}::text[]) OR confrelid::regclass::text = ANY(${sql.param(converting)}::text[]))
          ORDER BY 1, 2`);
       for (const fk of fks) await run(`ALTER TABLE ${fk.tbl} DROP CONSTRAINT ${ident(fk.name)}`);
+      // A database migrated before it had Citus keeps audit_log's append-only triggers (migration 0036), which Citus
+      // refuses to distribute: the rule stands in the code alone there (docs/decisions.md).
+      if (toDistribute.includes('audit_log')) {
+        for (const trigger of APPEND_ONLY_TRIGGERS) await run(`DROP TRIGGER IF EXISTS ${trigger} ON audit_log`);
+      }
       for (const t of toReference) {
         await run(`SELECT create_reference_table(${literal(t)})`);
         report.reference.push(t);

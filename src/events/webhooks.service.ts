@@ -1,5 +1,6 @@
 import type { Config } from '../config.js';
 import type { Db } from '../db/index.js';
+import { recordAudit, type Actor } from '../db/audit-log.js';
 import { AppError, notFound, validationError } from '../contract/errors.js';
 import { MAX_WEBHOOK_ENDPOINTS, type CreateWebhookBody, type WebhookEndpoint } from '../contract/webhooks.js';
 import { newId } from '../lib/ids.js';
@@ -51,6 +52,9 @@ export function endpointOut(e: EndpointRecord): WebhookEndpoint {
   };
 }
 
+/** An endpoint as the audit trail names it: its URL's host only (a path or query may hold the receiver's token). */
+const audited = (e: Pick<EndpointRecord, 'url' | 'events'>) => ({ host: new URL(e.url).host, events: e.events });
+
 /** Webhook endpoints of a company (REST with the `webhooks` permission, and the admin CLI) and their deliveries. */
 export function createWebhookService({ db, config, clock = () => new Date() }: { db: Db; config: WebhookConfig; clock?: () => Date }) {
   const policy = destinationPolicy(config);
@@ -74,7 +78,7 @@ export function createWebhookService({ db, config, clock = () => new Date() }: {
     policy,
 
     /** Adds an endpoint; its secret is in the answer and never again. At most MAX_WEBHOOK_ENDPOINTS per company. */
-    async create(companyId: string, body: CreateWebhookBody): Promise<WebhookEndpoint & { secret: string }> {
+    async create(companyId: string, actor: Actor, body: CreateWebhookBody): Promise<WebhookEndpoint & { secret: string }> {
       const url = await checkUrl(body.url);
       const secret = newWebhookSecret();
       const sealed = (await box()).seal(secret);
@@ -86,7 +90,14 @@ export function createWebhookService({ db, config, clock = () => new Date() }: {
           throw new AppError('unprocessable', `the company already has ${MAX_WEBHOOK_ENDPOINTS} webhook endpoints (the most allowed); remove one first`, [
             { path: 'url', message: `at most ${MAX_WEBHOOK_ENDPOINTS} endpoints per company` },
           ]);
-        return insertEndpoint(tx, companyId, { id: newId('whe'), url, description: body.description || null, events, secretEnc: sealed });
+        const inserted = await insertEndpoint(tx, companyId, { id: newId('whe'), url, description: body.description || null, events, secretEnc: sealed });
+        await recordAudit(tx, companyId, actor, {
+          action: 'webhook.added',
+          subjectKind: 'webhook_endpoint',
+          subjectId: inserted.id,
+          detail: audited(inserted),
+        });
+        return inserted;
       });
       return { ...endpointOut(record), secret };
     },
@@ -96,30 +107,45 @@ export function createWebhookService({ db, config, clock = () => new Date() }: {
     },
 
     /** Removes an endpoint: nothing more is sent to it; its pending deliveries are given up. */
-    async remove(companyId: string, id: string): Promise<{ id: string; removed: true }> {
-      const removed = await db.tx((tx) => removeEndpoint(tx, companyId, id, clock()));
-      if (!removed) throw unknown(id);
+    async remove(companyId: string, actor: Actor, id: string): Promise<{ id: string; removed: true }> {
+      await db.tx(async (tx) => {
+        if (!(await removeEndpoint(tx, companyId, id, clock()))) throw unknown(id);
+        await recordAudit(tx, companyId, actor, { action: 'webhook.removed', subjectKind: 'webhook_endpoint', subjectId: id });
+      });
       return { id, removed: true };
     },
 
     /** Turns a disabled endpoint on again (its secret unchanged); failed deliveries can then be re-sent. */
-    async enable(companyId: string, id: string): Promise<WebhookEndpoint> {
-      const record = await enableEndpoint(db, companyId, id, clock());
-      if (!record) throw unknown(id);
+    async enable(companyId: string, actor: Actor, id: string): Promise<WebhookEndpoint> {
+      const record = await db.tx(async (tx) => {
+        const enabled = await enableEndpoint(tx, companyId, id, clock());
+        if (!enabled) throw unknown(id);
+        await recordAudit(tx, companyId, actor, { action: 'webhook.enabled', subjectKind: 'webhook_endpoint', subjectId: id, detail: audited(enabled) });
+        return enabled;
+      });
       return endpointOut(record);
     },
 
     /** A new secret, shown once; the previous one keeps signing (beside it) for WEBHOOK_ROTATION_GRACE_MS. */
-    async rotate(companyId: string, id: string): Promise<WebhookEndpoint & { secret: string; previous_secret_valid_until: string }> {
+    async rotate(companyId: string, actor: Actor, id: string): Promise<WebhookEndpoint & { secret: string; previous_secret_valid_until: string }> {
       const secret = newWebhookSecret();
       const until = new Date(clock().getTime() + config.WEBHOOK_ROTATION_GRACE_MS);
-      const record = await db.tx(async (tx) => rotateEndpointSecret(tx, companyId, id, (await box()).seal(secret), until));
-      if (!record) throw unknown(id);
+      const record = await db.tx(async (tx) => {
+        const rotated = await rotateEndpointSecret(tx, companyId, id, (await box()).seal(secret), until);
+        if (!rotated) throw unknown(id);
+        await recordAudit(tx, companyId, actor, {
+          action: 'webhook.secret_rotated',
+          subjectKind: 'webhook_endpoint',
+          subjectId: id,
+          detail: { previous_secret_valid_until: until.toISOString() },
+        });
+        return rotated;
+      });
       return { ...endpointOut(record), secret, previous_secret_valid_until: until.toISOString() };
     },
 
     /** Sends one signed `webhook.test` event now (outside the outbox) and answers what the endpoint replied. */
-    async test(companyId: string, id: string): Promise<{ id: string; status: number | null; error: string | null }> {
+    async test(companyId: string, actor: Actor, id: string): Promise<{ id: string; status: number | null; error: string | null }> {
       const endpoint = await findEndpoint(db, companyId, id);
       if (!endpoint) throw unknown(id);
       const eventId = newId('evt');
@@ -131,6 +157,13 @@ export function createWebhookService({ db, config, clock = () => new Date() }: {
         { [WEBHOOK_SIGNATURE_HEADER]: signWebhook([secret], body), [WEBHOOK_ID_HEADER]: eventId },
         { policy, timeoutMs: config.WEBHOOK_TIMEOUT_MS },
       );
+      // after the send (no transaction spans a network call): what was sent where, and what came back
+      await recordAudit(db, companyId, actor, {
+        action: 'webhook.tested',
+        subjectKind: 'webhook_endpoint',
+        subjectId: id,
+        detail: { ...audited(endpoint), event_id: eventId, status: result.status },
+      });
       return { id, ...result };
     },
 
@@ -139,8 +172,17 @@ export function createWebhookService({ db, config, clock = () => new Date() }: {
     },
 
     /** Failed deliveries due again now: one event's (to every endpoint it failed at) or all of the company's. */
-    async resend(companyId: string, eventId: string | null): Promise<{ resent: number }> {
-      return { resent: await resendFailed(db, companyId, eventId) };
+    async resend(companyId: string, actor: Actor, eventId: string | null): Promise<{ resent: number }> {
+      return db.tx(async (tx) => {
+        const resent = await resendFailed(tx, companyId, eventId);
+        await recordAudit(tx, companyId, actor, {
+          action: 'webhook.resent',
+          subjectKind: eventId ? 'event' : null,
+          subjectId: eventId,
+          detail: { all_failed: eventId === null, resent },
+        });
+        return { resent };
+      });
     },
   };
 }

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../db/index.js';
+import { recordAudit, type Actor } from '../db/audit-log.js';
 import { AppError, notFound, validationError } from '../contract/errors.js';
 import { adapterName, courierEntry, type AdapterName } from '../couriers/index.js';
 import { mergeSettings, settingsIssues, storedSettings } from '../couriers/settings.js';
@@ -14,13 +15,22 @@ export function createCouriersAdminService({ db }: { db: Db }) {
 
   return {
     /** courier configure: the adapter and its settings; a callback secret is made on first use (or on rotate) and shown then only. */
-    async configureCourier(companyId: string, input: CourierConfigInput) {
+    async configureCourier(companyId: string, actor: Actor, input: CourierConfigInput) {
       // The courier's own configSchema decides what it needs, over what is already stored.
       const current = await findCourierConfig(db, companyId);
       const settings = courierEntry(input.adapter).configSchema.safeParse(mergeSettings(storedSettings(current), input));
       if (!settings.success) throw validationError(settingsIssues(settings.error.issues));
-      const row = await upsertCourierConfig(db, companyId, { ...input, password: input.password || input.token }, randomBytes(32).toString('base64url'));
-      const shown = row.created || input.rotateSecret;
+      const row = await db.tx(async (tx) => {
+        const written = await upsertCourierConfig(tx, companyId, { ...input, password: input.password || input.token }, randomBytes(32).toString('base64url'));
+        // which settings were given, by name: never the password, token or callback secret, nor the account's e-mail
+        const given = { base_url: input.baseUrl, email: input.email, password: input.password, token: input.token, pickup_location: input.pickupLocation };
+        const fields = Object.entries(given).flatMap(([field, value]) => (value !== undefined ? [field] : []));
+        await recordAudit(tx, companyId, actor, {
+          action: 'courier.configured',
+          detail: { adapter: input.adapter, fields, callback_secret_made: Boolean(written.created || input.rotateSecret) },
+        });
+        return { callback_secret: written.callback_secret, made: written.created || input.rotateSecret };
+      });
       const cfg = (await findCourierConfig(db, companyId))!;
       return {
         adapter: cfg.adapter,
@@ -28,7 +38,7 @@ export function createCouriersAdminService({ db }: { db: Db }) {
         email: cfg.apiEmail,
         password_set: Boolean(cfg.apiPassword),
         pickup_location: cfg.pickupLocation,
-        callback_secret: shown ? row.callback_secret : undefined,
+        callback_secret: row.made ? row.callback_secret : undefined,
       };
     },
 

@@ -4,7 +4,7 @@ import { MAX_BATCH_MESSAGES, MCP_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSION } fr
 
 /** What the OpenAPI document says about one operation beyond its schemas. Keyed `METHOD /route-url`. */
 export interface OperationDoc {
-  tag: 'Catalogue' | 'Orders' | 'Customers' | 'Webhooks' | 'UCP business' | 'Cash on delivery' | 'Agent tools (MCP)';
+  tag: 'Catalogue' | 'Orders' | 'Customers' | 'Webhooks' | 'UCP business' | 'Cash on delivery' | 'Audit trail' | 'Agent tools (MCP)';
   operationId?: string;
   summary: string;
   description: string;
@@ -375,6 +375,36 @@ export const OPERATIONS: Record<string, OperationDoc> = {
       409: 'The customer has orders not yet delivered (send cancel_open_orders: true)',
     },
     requestExample: { phone: '+91 98765 43210', cancel_open_orders: true },
+  },
+  'GET /audit': {
+    tag: 'Audit trail',
+    operationId: 'listAuditEntries',
+    summary: "The company's audit trail, newest first",
+    description:
+      'Who did what and when: keys created and revoked, webhook endpoints, settings (COD, UCP, payments, courier…), catalogue imports and ' +
+      "customers' data-rights actions, each with its actor (`cli` and the admin user, `key` and the key prefix, or `service` and the rule). " +
+      'An entry never holds personal data nor a secret: its subject is an id and `detail` names the fields changed. Entries are never ' +
+      "changed; they are deleted only after the company's audit retention period. Paged newest first by a cursor: pass `next_before` as " +
+      '`before` while `has_more` is true. `limit` is 1 to 50 (default 20); `action` keeps one action. Needs a key with the `audit` permission (others get 403).',
+    responses: { 200: 'A page of entries' },
+    responseExamples: {
+      200: {
+        data: [
+          {
+            id: 'aud_06F3K2M9QXJ4T8VB2C5D7E9GHA',
+            at: '2026-10-14T09:30:12.345Z',
+            actor: { kind: 'cli', name: 'asha' },
+            action: 'key.created',
+            subject: { kind: 'key', id: 'key_06F3K2M9QXJ4T8VB2C5D7E9GHB' },
+            detail: { prefix: 'cok_AbCdEfGh1234', name: 'inventory sync', permissions: ['commerce', 'catalogue'] },
+          },
+        ],
+        count: 1,
+        limit: 20,
+        has_more: true,
+        next_before: '41',
+      },
+    },
   },
   'PUT /catalog/stock': {
     tag: 'Catalogue',

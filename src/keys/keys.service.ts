@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Db } from '../db/index.js';
-import type { Actor } from '../db/audit-log.js';
+import { recordAudit, type Actor } from '../db/audit-log.js';
 import { AppError, notFound } from '../contract/errors.js';
 import { newId, randomAlnum } from '../lib/ids.js';
 import { deferKeyCheck } from './key-check.js';
@@ -70,7 +70,7 @@ export function createKeyService({ db, knownKeysMax = KNOWN_KEYS_MAX }: { db: Db
   }
   const service = {
     /** Creates a key and returns it in clear: the only time it exists outside the caller's hands. */
-    async create(companyId: string, name?: string, extra: readonly Permission[] = []): Promise<{ key: string; record: KeyRecord }> {
+    async create(companyId: string, actor: Actor, name?: string, extra: readonly Permission[] = []): Promise<{ key: string; record: KeyRecord }> {
       const permissions = [...new Set([...DEFAULT_PERMISSIONS, ...extra])];
       return db.tx(async (tx) => {
         // The company row lock serialises key creation per company, so a 6th key cannot slip in.
@@ -88,6 +88,13 @@ export function createKeyService({ db, knownKeysMax = KNOWN_KEYS_MAX }: { db: Db
           name: name ?? null,
           permissions,
         });
+        // the audit trail names the key by its visible prefix, never its secret
+        await recordAudit(tx, companyId, actor, {
+          action: 'key.created',
+          subjectKind: 'key',
+          subjectId: record.id,
+          detail: { prefix: record.prefix, name: record.name, permissions },
+        });
         return { key, record };
       });
     },
@@ -97,10 +104,13 @@ export function createKeyService({ db, knownKeysMax = KNOWN_KEYS_MAX }: { db: Db
     },
 
     /** Revokes by key id or visible prefix; effective from the very next request on every instance. */
-    async revoke(companyId: string, idOrPrefix: string): Promise<KeyRecord> {
-      const record = await revokeKey(db, companyId, idOrPrefix, new Date().toISOString());
-      if (!record) throw notFound(`company ${companyId} has no key "${idOrPrefix}"`);
-      return record;
+    async revoke(companyId: string, actor: Actor, idOrPrefix: string): Promise<KeyRecord> {
+      return db.tx(async (tx) => {
+        const record = await revokeKey(tx, companyId, idOrPrefix, new Date().toISOString());
+        if (!record) throw notFound(`company ${companyId} has no key "${idOrPrefix}"`);
+        await recordAudit(tx, companyId, actor, { action: 'key.revoked', subjectKind: 'key', subjectId: record.id, detail: { prefix: record.prefix } });
+        return record;
+      });
     },
 
     /**

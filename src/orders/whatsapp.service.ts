@@ -1,4 +1,5 @@
 import type { Db } from '../db/index.js';
+import { recordAudit, type Actor } from '../db/audit-log.js';
 import { toValidationError } from '../contract/validation.js';
 import { whatsappSettingsInput, type WhatsappMessage, type WhatsappMessagesQuery } from '../contract/whatsapp.js';
 import { tenantReader } from '../keys/key-check.js';
@@ -32,10 +33,15 @@ export function createWhatsappService({ db, clock = () => new Date() }: { db: Db
     },
 
     /** Changes the fields given (absent keeps, null clears); answers the settings as they are now. */
-    async set(companyId: string, input: unknown): Promise<WhatsappSettingsView> {
+    async set(companyId: string, actor: Actor, input: unknown): Promise<WhatsappSettingsView> {
       const parsed = whatsappSettingsInput.safeParse(input);
       if (!parsed.success) throw toValidationError(parsed.error);
-      return view(await writeWhatsappSettings(db, companyId, parsed.data));
+      return db.tx(async (tx) => {
+        const written = await writeWhatsappSettings(tx, companyId, parsed.data);
+        // field names only: the UPI id and payee name may name a person
+        await recordAudit(tx, companyId, actor, { action: 'whatsapp.settings_set', detail: { fields: Object.keys(parsed.data) } });
+        return view(written);
+      });
     },
   };
 }

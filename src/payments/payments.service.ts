@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Config } from '../config.js';
 import { AppError, validationError, type FieldIssue } from '../contract/errors.js';
 import type { Db } from '../db/index.js';
+import { recordAudit, type Actor } from '../db/audit-log.js';
 import type { PaymentEventStatus, PaymentPurpose } from '../db/schema/index.js';
 import { serviceSecretBox } from '../db/service-secrets.js';
 import { checkDestination, DestinationError } from '../lib/destination.js';
@@ -176,7 +177,7 @@ export function createPaymentService({
      * needs its key secret, and anything not given keeps what is stored. A replaced webhook secret still verifies
      * deliveries for PREVIOUS_SECRET_GRACE_MS.
      */
-    async configure(companyId: string, input: PaymentConfigInput): Promise<PaymentSettingsView> {
+    async configure(companyId: string, actor: Actor, input: PaymentConfigInput): Promise<PaymentSettingsView> {
       const current = await findPaymentConfig(db, companyId);
       const keyId = input.keyId ?? current?.key_id;
       const issues: FieldIssue[] = [];
@@ -199,15 +200,22 @@ export function createPaymentService({
       const webhookChanged = current && input.webhookSecret !== undefined && sealer.open(current.webhook_secret_enc) !== input.webhookSecret;
       if (current && webhookChanged) previous = { enc: current.webhook_secret_enc, at: now() };
       accounts.delete(companyId);
-      await writePaymentConfig(db, companyId, {
-        provider: input.provider,
-        key_id: keyId!,
-        key_secret_enc: input.keySecret !== undefined ? sealer.seal(input.keySecret) : current!.key_secret_enc,
-        webhook_secret_enc: input.webhookSecret !== undefined ? sealer.seal(input.webhookSecret) : current!.webhook_secret_enc,
-        previous_webhook_secret_enc: previous.enc,
-        webhook_secret_changed_at: previous.at,
-        base_url: baseUrl,
-        mode: keyId!.startsWith('rzp_live_') ? 'live' : 'test',
+      const mode = keyId!.startsWith('rzp_live_') ? 'live' : 'test';
+      await db.tx(async (tx) => {
+        await writePaymentConfig(tx, companyId, {
+          provider: input.provider,
+          key_id: keyId!,
+          key_secret_enc: input.keySecret !== undefined ? sealer.seal(input.keySecret) : current!.key_secret_enc,
+          webhook_secret_enc: input.webhookSecret !== undefined ? sealer.seal(input.webhookSecret) : current!.webhook_secret_enc,
+          previous_webhook_secret_enc: previous.enc,
+          webhook_secret_changed_at: previous.at,
+          base_url: baseUrl,
+          mode,
+        });
+        // which settings were given, by name: never a secret, nor the key id (shown masked elsewhere)
+        const given = { key_id: input.keyId, key_secret: input.keySecret, webhook_secret: input.webhookSecret, base_url: input.baseUrl };
+        const fields = Object.entries(given).flatMap(([field, value]) => (value !== undefined ? [field] : []));
+        await recordAudit(tx, companyId, actor, { action: 'payments.configured', detail: { provider: input.provider, mode, fields } });
       });
       return (await show(companyId))!;
     },

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Db } from '../db/index.js';
+import type { Actor } from '../db/audit-log.js';
 import { countCompanies } from '../companies/companies.queries.js';
 import type { Services } from '../services.js';
 
@@ -16,10 +17,11 @@ export const DEMO_CATALOGUE = join(dirname(fileURLToPath(import.meta.url)), '..'
 export async function seedDemo(db: Db, services: Services, log: (msg: string) => void = () => {}): Promise<{ key: string; companyId: string } | null> {
   if ((await countCompanies(db)) > 0) return null;
   log('seeding the demo company');
-  const company = await services.companies.create({ name: 'Demo Store', slug: DEMO_SLUG, auto_courier_booking: false });
-  const { key } = await services.keys.create(company.id, 'demo');
+  const actor: Actor = { kind: 'service', name: 'demo seed' };
+  const company = await services.companies.create(actor, { name: 'Demo Store', slug: DEMO_SLUG, auto_courier_booking: false });
+  const { key } = await services.keys.create(company.id, actor, 'demo');
   // A made-up seller (the sample PAN ABCDE1234F, with a valid check character) so demo invoices show the GST split.
-  await services.taxProfiles.set(company.id, {
+  await services.taxProfiles.set(company.id, actor, {
     legal_name: 'Demo Store Private Limited',
     trade_name: 'Demo Store',
     gstin: '29ABCDE1234F1ZW',
@@ -29,6 +31,6 @@ export async function seedDemo(db: Db, services: Services, log: (msg: string) =>
     pincode: '560038',
   });
   const catalogue: unknown = JSON.parse(readFileSync(DEMO_CATALOGUE, 'utf8'));
-  await services.catalogueImport.importCatalogue(company.id, catalogue, { baseDir: dirname(DEMO_CATALOGUE) });
+  await services.catalogueImport.importCatalogue(company.id, actor, catalogue, { baseDir: dirname(DEMO_CATALOGUE) });
   return { key, companyId: company.id };
 }

@@ -111,7 +111,7 @@ function comparable(body: { data: Record<string, unknown>[] }) {
 describe('catalogue import', () => {
   it('imports everything, shows it through the API, and copies photos into MEDIA_DIR', async () => {
     const co = await createCompanyWithKey(ctx.services);
-    const summary = await ctx.services.catalogueImport.importCatalogue(co.company.id, sample(), { baseDir: work });
+    const summary = await ctx.services.catalogueImport.importCatalogue(co.company.id, { kind: 'cli', name: 'test' }, sample(), { baseDir: work });
     expect(summary).toEqual({ locations: 2, categories: 2, brands: 1, products: 2, variants: 3, photos: 2 });
     const body = await browse(co.headers);
     expect(body.data.map((p: { sku: string }) => p.sku)).toEqual(['KURTA', 'DAL']);
@@ -137,10 +137,10 @@ describe('catalogue import', () => {
 
   it('is idempotent, and a second import updates by SKU', async () => {
     const co = await createCompanyWithKey(ctx.services);
-    await ctx.services.catalogueImport.importCatalogue(co.company.id, sample(), { baseDir: work });
+    await ctx.services.catalogueImport.importCatalogue(co.company.id, { kind: 'cli', name: 'test' }, sample(), { baseDir: work });
     const before = await counts(co.company.id);
     const first = await browse(co.headers);
-    await ctx.services.catalogueImport.importCatalogue(co.company.id, sample(), { baseDir: work });
+    await ctx.services.catalogueImport.importCatalogue(co.company.id, { kind: 'cli', name: 'test' }, sample(), { baseDir: work });
     expect(await counts(co.company.id)).toEqual(before);
     expect(comparable(await browse(co.headers))).toEqual(comparable(first));
 
@@ -149,7 +149,7 @@ describe('catalogue import', () => {
     changed.products[1].variants[0].selling_price = '150.25';
     (changed.products[0].variants[1] as { barcode?: string }).barcode = '8901000000017'; // barcode moves between variants
     delete (changed.products[0].variants[0] as { barcode?: string }).barcode;
-    await ctx.services.catalogueImport.importCatalogue(co.company.id, changed, { baseDir: work });
+    await ctx.services.catalogueImport.importCatalogue(co.company.id, { kind: 'cli', name: 'test' }, changed, { baseDir: work });
     expect(await counts(co.company.id)).toEqual(before);
     const after = await browse(co.headers);
     expect(after.data.map((p: { name: string }) => p.name)).toEqual(['Arhar Dal', 'Cotton Kurta']);
@@ -177,7 +177,7 @@ describe('catalogue import', () => {
     bad.locations[1].kind = 'shop';
     let err: unknown;
     try {
-      await ctx.services.catalogueImport.importCatalogue(co.company.id, bad, { baseDir: work });
+      await ctx.services.catalogueImport.importCatalogue(co.company.id, { kind: 'cli', name: 'test' }, bad, { baseDir: work });
     } catch (e) {
       err = e;
     }
@@ -207,7 +207,7 @@ describe('catalogue import', () => {
     wrong.categories.push({ slug: 'a', name: 'A', parent: 'b' }, { slug: 'b', name: 'B', parent: 'a' });
     wrong.locations.push({ code: 'WH2', name: 'Second', ships_orders: true });
     let err2: AppError | undefined;
-    await ctx.services.catalogueImport.importCatalogue(co.company.id, wrong, { baseDir: work }).catch((e) => (err2 = e));
+    await ctx.services.catalogueImport.importCatalogue(co.company.id, { kind: 'cli', name: 'test' }, wrong, { baseDir: work }).catch((e) => (err2 = e));
     const paths = (err2!.details as { path: string }[]).map((d) => d.path);
     expect(paths).toEqual(
       expect.arrayContaining([
@@ -232,7 +232,7 @@ describe('catalogue import', () => {
     file.products[1].sku = 'REFUSED-BY-DB';
     await ctx.db.query(sql.raw("ALTER TABLE products ADD CONSTRAINT test_refuse CHECK (sku <> 'REFUSED-BY-DB') NOT VALID"));
     try {
-      await expect(ctx.services.catalogueImport.importCatalogue(co.company.id, file, { baseDir: work })).rejects.toThrow();
+      await expect(ctx.services.catalogueImport.importCatalogue(co.company.id, { kind: 'cli', name: 'test' }, file, { baseDir: work })).rejects.toThrow();
     } finally {
       await ctx.db.query(sql`ALTER TABLE products DROP CONSTRAINT test_refuse`);
     }
@@ -241,7 +241,7 @@ describe('catalogue import', () => {
 
   it('export then import into another company is lossless (round trip through the CLI commands)', async () => {
     const a = await createCompanyWithKey(ctx.services);
-    await ctx.services.catalogueImport.importCatalogue(a.company.id, sample(), { baseDir: work });
+    await ctx.services.catalogueImport.importCatalogue(a.company.id, { kind: 'cli', name: 'test' }, sample(), { baseDir: work });
     const [{ product_id }] = await ctx.db.query<{ product_id: string }>(
       sql`UPDATE variants SET active = false WHERE company_id = ${a.company.id} AND sku = 'KURTA-BLUE-L' RETURNING product_id`,
     );

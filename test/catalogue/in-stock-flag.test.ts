@@ -29,7 +29,7 @@ const catalogue = (): ProductFixture[] => [
 
 async function stockShop(products = catalogue()) {
   const s = await shop(ctx, products);
-  const { key } = await ctx.services.keys.create(s.companyId, 'inventory sync', ['catalogue']);
+  const { key } = await ctx.services.keys.create(s.companyId, { kind: 'cli', name: 'test' }, 'inventory sync', ['catalogue']);
   return { ...s, stockKey: key };
 }
 
@@ -127,7 +127,8 @@ describe('GET /catalog/products?in_stock=true follows every stock change at once
         },
       ],
     });
-    const run = (over: Parameters<typeof file>[0]) => ctx.services.catalogueImport.importCatalogue(s.companyId, file(over), { baseDir: '.' });
+    const run = (over: Parameters<typeof file>[0]) =>
+      ctx.services.catalogueImport.importCatalogue(s.companyId, { kind: 'cli', name: 'test' }, file(over), { baseDir: '.' });
 
     // TEE-M inactive: TEE is still listed (TEE-L is active) but nothing active of it is in stock
     await run({ teeM: false });

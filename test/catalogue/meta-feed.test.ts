@@ -72,7 +72,7 @@ function expectMetaRow(row: Record<string, string>) {
 describe('Meta catalogue feed', () => {
   it('serves every active variant with a photo, each row valid for Meta, at a secret URL; the rest are listed as left out', async () => {
     const s = await feedShop();
-    const { token } = await ctx.services.feeds.rotate(s.companyId, TEMPLATE);
+    const { token } = await ctx.services.feeds.rotate(s.companyId, { kind: 'cli', name: 'test' }, TEMPLATE);
     const url = `https://api.example.in/feeds/meta/${s.companyId}/${token}.csv`;
     const res = await fetchFeed(url);
     expect(res.status).toBe(200);
@@ -109,7 +109,7 @@ describe('Meta catalogue feed', () => {
 
   it('shows live availability: after an order takes the last units the next fetch says out of stock', async () => {
     const s = await feedShop();
-    const { token } = await ctx.services.feeds.rotate(s.companyId, TEMPLATE);
+    const { token } = await ctx.services.feeds.rotate(s.companyId, { kind: 'cli', name: 'test' }, TEMPLATE);
     const url = `https://api.example.in/feeds/meta/${s.companyId}/${token}.csv`;
     const placed = await ctx.app.inject({
       method: 'POST',
@@ -125,8 +125,8 @@ describe('Meta catalogue feed', () => {
   it('a wrong, rotated or other company’s secret, a feed that is off and a malformed URL are the same 404', async () => {
     const a = await feedShop();
     const b = await feedShop();
-    const first = await ctx.services.feeds.rotate(a.companyId, TEMPLATE);
-    const second = await ctx.services.feeds.rotate(a.companyId); // rotation keeps the template
+    const first = await ctx.services.feeds.rotate(a.companyId, { kind: 'cli', name: 'test' }, TEMPLATE);
+    const second = await ctx.services.feeds.rotate(a.companyId, { kind: 'cli', name: 'test' }); // rotation keeps the template
     expect(second.template).toBe(TEMPLATE);
     const path = (co: string, token: string) => `/feeds/meta/${co}/${token}.csv`;
     expect((await ctx.app.inject({ method: 'GET', url: path(a.companyId, second.token) })).statusCode).toBe(200);
@@ -148,9 +148,9 @@ describe('Meta catalogue feed', () => {
 
   it('the product link template must be https with {sku} or {product_sku}; the first time it is required', async () => {
     const s = await feedShop();
-    await expect(ctx.services.feeds.rotate(s.companyId)).rejects.toMatchObject({ kind: 'validation_failed' });
+    await expect(ctx.services.feeds.rotate(s.companyId, { kind: 'cli', name: 'test' })).rejects.toMatchObject({ kind: 'validation_failed' });
     for (const bad of ['http://shop.example.in/p/{sku}', 'https://shop.example.in/p/', 'not a url {sku}'])
-      await expect(ctx.services.feeds.rotate(s.companyId, bad)).rejects.toMatchObject({ details: [{ path: 'template' }] });
+      await expect(ctx.services.feeds.rotate(s.companyId, { kind: 'cli', name: 'test' }, bad)).rejects.toMatchObject({ details: [{ path: 'template' }] });
   });
 
   it('admin CLI: --template turns it on and prints the URL once, --out writes the same rows the URL serves', async () => {
@@ -199,7 +199,7 @@ describe('Meta catalogue feed', () => {
     mkdirSync(join(mediaDir, s.companyId), { recursive: true });
     writeFileSync(join(mediaDir, s.companyId, 'p.jpg'), Buffer.from([0xff, 0xd8, 0xff, 0xd9]));
     await addPhoto(ctx.db, s.companyId, productId, `${s.companyId}/p.jpg`);
-    const { token } = await ctx.services.feeds.rotate(s.companyId, TEMPLATE);
+    const { token } = await ctx.services.feeds.rotate(s.companyId, { kind: 'cli', name: 'test' }, TEMPLATE);
 
     const saved = { PUBLIC_URL: process.env.PUBLIC_URL, MEDIA_DIR: process.env.MEDIA_DIR };
     Object.assign(process.env, { PUBLIC_URL: 'https://api.example.in', MEDIA_DIR: mediaDir });

@@ -55,6 +55,7 @@ describe('product fields', () => {
     const values = Object.fromEntries(PRODUCT_FIELD_NAMES.map((name) => [name, sampleOf(name)]));
     await ctx.services.catalogueImport.importCatalogue(
       co.company.id,
+      { kind: 'cli', name: 'test' },
       {
         locations: [{ code: 'WH', name: 'Warehouse', ships_orders: true }],
         products: [{ sku: 'PF-1', name: 'Field Kurta', ...values, variants: [{ sku: 'PF-1-M', selling_price: '10', stock: { WH: '1' } }] }],

@@ -63,7 +63,7 @@ describe('catalogue read model, two instances on one database', () => {
     const s = await shop(a, products());
     expect((await get(b, s.headers, '/catalog/products/TEE')).body.data.name).toBe('Cotton Tee');
     expect((await get(b, s.headers, '/catalog/categories')).body.data.categories).toEqual([]);
-    await a.services.catalogueImport.importCatalogue(s.companyId, catalogueFile('Organic Tee'), { baseDir: work });
+    await a.services.catalogueImport.importCatalogue(s.companyId, { kind: 'cli', name: 'test' }, catalogueFile('Organic Tee'), { baseDir: work });
     const detail = await get(b, s.headers, '/catalog/products/TEE-M');
     expect(detail.body.data).toMatchObject({ name: 'Organic Tee', price_range: { min: '349.00', max: '349.00' }, category: { slug: 'tees' } });
     const page = await get(b, s.headers, '/catalog/products?category=tees');
@@ -93,7 +93,7 @@ describe('catalogue read model, two instances on one database', () => {
   it('a product deactivated through one instance is a 404 on the other, and gone from its pages', async () => {
     const s = await shop(a, products());
     expect((await get(b, s.headers, '/catalog/products/TEE')).status).toBe(200);
-    await a.services.catalogueImport.importCatalogue(s.companyId, catalogueFile('Cotton Tee', false), { baseDir: work });
+    await a.services.catalogueImport.importCatalogue(s.companyId, { kind: 'cli', name: 'test' }, catalogueFile('Cotton Tee', false), { baseDir: work });
     for (const ref of ['TEE', 'TEE-M']) expect((await get(b, s.headers, `/catalog/products/${ref}`)).status, ref).toBe(404);
     expect((await get(b, s.headers, '/catalog/products')).body).toMatchObject({ total: 1, data: [{ sku: 'MUG' }] });
     // a raw write followed by refresh_listing, as every writer does, moves the version too
@@ -149,7 +149,7 @@ describe('catalogue read model, two instances on one database', () => {
     expect((await search('organic')).total).toBe(0); // cached: no product has the word
     expect((await search('cotton')).data.map((p: { sku: string }) => p.sku)).toEqual(['TEE']);
     expect((await search('cotton')).total).toBe(1);
-    await a.services.catalogueImport.importCatalogue(s.companyId, catalogueFile('Organic Tee'), { baseDir: work });
+    await a.services.catalogueImport.importCatalogue(s.companyId, { kind: 'cli', name: 'test' }, catalogueFile('Organic Tee'), { baseDir: work });
     expect((await search('organic')).data.map((p: { sku: string }) => p.sku)).toEqual(['TEE']);
     expect((await search('cotton')).total).toBe(0);
     expect((await search('organic')).total).toBe(1);

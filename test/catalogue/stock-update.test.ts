@@ -32,7 +32,7 @@ const catalogue = () => [
 
 async function stockShop() {
   const s = await shop(ctx, catalogue());
-  const { key } = await ctx.services.keys.create(s.companyId, 'inventory sync', ['catalogue']);
+  const { key } = await ctx.services.keys.create(s.companyId, { kind: 'cli', name: 'test' }, 'inventory sync', ['catalogue']);
   return { ...s, stockKey: key };
 }
 

@@ -85,7 +85,7 @@ const PHOTO = { file: 'photos/<hash>.png' };
 describe('Shopify product export', () => {
   it('imports products, options as variants, prices, stock, categories, vendor and photos; exported back as our JSON', async () => {
     const co = await company();
-    const result = await ctx.services.catalogueImport.importStorefront(co.company.id, shopify(), { baseDir: '.', taxMap });
+    const result = await ctx.services.catalogueImport.importStorefront(co.company.id, { kind: 'cli', name: 'test' }, shopify(), { baseDir: '.', taxMap });
     expect(result.format).toBe('shopify');
     expect(result.summary).toMatchObject({ products: 4, variants: 6, brands: 3, locations: 1 });
     const file = await exported(co.company.id);
@@ -244,23 +244,23 @@ describe('Shopify product export', () => {
 
   it('importing the same export twice changes nothing; a messy copy (BOM, Windows line ends) reads the same', async () => {
     const co = await company();
-    await ctx.services.catalogueImport.importStorefront(co.company.id, shopify(), { baseDir: '.', taxMap });
+    await ctx.services.catalogueImport.importStorefront(co.company.id, { kind: 'cli', name: 'test' }, shopify(), { baseDir: '.', taxMap });
     const once = await exported(co.company.id);
     const before = await counts(co.company.id);
-    await ctx.services.catalogueImport.importStorefront(co.company.id, shopify(), { baseDir: '.', taxMap });
+    await ctx.services.catalogueImport.importStorefront(co.company.id, { kind: 'cli', name: 'test' }, shopify(), { baseDir: '.', taxMap });
     expect(await counts(co.company.id)).toEqual(before);
     expect(await exported(co.company.id)).toEqual(once);
 
     const messy = `\uFEFF${shopify().replace(/\r?\n/g, '\r\n')}`;
     const other = await company();
-    const r = await ctx.services.catalogueImport.importStorefront(other.company.id, messy, { baseDir: '.', taxMap });
+    const r = await ctx.services.catalogueImport.importStorefront(other.company.id, { kind: 'cli', name: 'test' }, messy, { baseDir: '.', taxMap });
     expect(r.format).toBe('shopify');
     expect(await exported(other.company.id)).toEqual(once);
   });
 
   it('an order against an imported variant reserves its stock (the import is a real catalogue)', async () => {
     const co = await company();
-    await ctx.services.catalogueImport.importStorefront(co.company.id, shopify(), { baseDir: '.', taxMap });
+    await ctx.services.catalogueImport.importStorefront(co.company.id, { kind: 'cli', name: 'test' }, shopify(), { baseDir: '.', taxMap });
     const res = await ctx.app.inject({
       method: 'POST',
       url: `${ctx.config.BASE_PATH}/orders`,
@@ -276,7 +276,7 @@ describe('Shopify product export', () => {
 describe('WooCommerce product export', () => {
   it('imports simple and variable products with their variations; external products are left out', async () => {
     const co = await company();
-    const result = await ctx.services.catalogueImport.importStorefront(co.company.id, woo(), { baseDir: '.', taxMap });
+    const result = await ctx.services.catalogueImport.importStorefront(co.company.id, { kind: 'cli', name: 'test' }, woo(), { baseDir: '.', taxMap });
     expect(result.format).toBe('woocommerce');
     const file = await exported(co.company.id);
     expect(file.brands).toEqual([{ slug: 'bagru-prints', name: 'Bagru Prints' }]);
@@ -377,7 +377,7 @@ describe('WooCommerce product export', () => {
     ]);
     // importing it again changes nothing
     const before = await counts(co.company.id);
-    await ctx.services.catalogueImport.importStorefront(co.company.id, woo(), { baseDir: '.', taxMap });
+    await ctx.services.catalogueImport.importStorefront(co.company.id, { kind: 'cli', name: 'test' }, woo(), { baseDir: '.', taxMap });
     expect(await counts(co.company.id)).toEqual(before);
     expect(await exported(co.company.id)).toEqual(file);
   });
@@ -386,13 +386,16 @@ describe('WooCommerce product export', () => {
     const co = await company();
     await ctx.services.catalogueImport.importCatalogue(
       co.company.id,
+      { kind: 'cli', name: 'test' },
       { locations: [{ code: 'BLR-WH', name: 'Bengaluru', ships_orders: true }], products: [] },
       { baseDir: '.' },
     );
-    await ctx.services.catalogueImport.importStorefront(co.company.id, woo(), { baseDir: '.', taxMap });
+    await ctx.services.catalogueImport.importStorefront(co.company.id, { kind: 'cli', name: 'test' }, woo(), { baseDir: '.', taxMap });
     expect((await exported(co.company.id)).products.find((p) => p.sku === 'KOL-CH')?.variants[0].stock).toEqual({ 'BLR-WH': '12.000' });
     const other = await company();
-    const problems = await problemsOf(ctx.services.catalogueImport.importStorefront(other.company.id, woo(), { baseDir: '.', taxMap, location: 'NOPE' }));
+    const problems = await problemsOf(
+      ctx.services.catalogueImport.importStorefront(other.company.id, { kind: 'cli', name: 'test' }, woo(), { baseDir: '.', taxMap, location: 'NOPE' }),
+    );
     expect(problems[0]).toEqual({ path: 'line 4, column Stock', message: 'no stock location with code "NOPE" in the file or the catalogue' });
   });
 });
@@ -405,7 +408,9 @@ describe('problems are told by line and column, and nothing is written', () => {
     const lines = shopifyLines();
     // line 10 is the urli (the kurta's first row spans lines 2-6): a price typed wrong and a quantity that is none
     lines[9] = lines[9].replace('"12,499.00"', '"12,49,9.00"').replace(',shopify,3,', ',shopify,three,');
-    const problems = await problemsOf(ctx.services.catalogueImport.importStorefront(co.company.id, lines.join('\n'), { baseDir: '.' }));
+    const problems = await problemsOf(
+      ctx.services.catalogueImport.importStorefront(co.company.id, { kind: 'cli', name: 'test' }, lines.join('\n'), { baseDir: '.' }),
+    );
     expect(problems).toEqual(
       expect.arrayContaining([
         { path: 'line 10, column Variant Price', message: '"12,49,9.00" is not a price' },
@@ -426,32 +431,39 @@ describe('problems are told by line and column, and nothing is written', () => {
     const co = await company();
     await ctx.services.catalogueImport.importCatalogue(
       co.company.id,
+      { kind: 'cli', name: 'test' },
       { products: [{ sku: 'OTHER', name: 'Other', tax_rate: '5', variants: [{ sku: 'URLI-12', selling_price: '10' }] }] },
       { baseDir: '.' },
     );
-    const problems = await problemsOf(ctx.services.catalogueImport.importStorefront(co.company.id, shopify(), { baseDir: '.', taxRate: '5' }));
+    const problems = await problemsOf(
+      ctx.services.catalogueImport.importStorefront(co.company.id, { kind: 'cli', name: 'test' }, shopify(), { baseDir: '.', taxRate: '5' }),
+    );
     expect(problems).toEqual([{ path: 'line 10, column Variant SKU', message: '"URLI-12" is a variant of product "OTHER" in the catalogue' }]);
     expect(await counts(co.company.id)).toMatchObject({ products: 1, variants: 1 });
   });
 
   it('a file that is neither export is refused with the columns each needs; a variation without its parent is named', async () => {
     const co = await company();
-    expect(await problemsOf(ctx.services.catalogueImport.importStorefront(co.company.id, 'sku,name\nA,B\n', { baseDir: '.' }))).toEqual([
+    expect(
+      await problemsOf(ctx.services.catalogueImport.importStorefront(co.company.id, { kind: 'cli', name: 'test' }, 'sku,name\nA,B\n', { baseDir: '.' })),
+    ).toEqual([
       {
         path: 'line 1',
         message: 'not a Shopify export (header with Handle, Title, Variant Price) nor a WooCommerce export (ID, Type, SKU, Name, Regular price)',
       },
     ]);
     const orphan = woo().replace('id:101', 'id:999');
-    expect(await problemsOf(ctx.services.catalogueImport.importStorefront(co.company.id, orphan, { baseDir: '.', taxMap }))).toEqual([
-      { path: 'line 4, column Parent', message: '"id:999" is not the ID (id:<n>) or SKU of a variable product in the file' },
-    ]);
+    expect(
+      await problemsOf(ctx.services.catalogueImport.importStorefront(co.company.id, { kind: 'cli', name: 'test' }, orphan, { baseDir: '.', taxMap })),
+    ).toEqual([{ path: 'line 4, column Parent', message: '"id:999" is not the ID (id:<n>) or SKU of a variable product in the file' }]);
   });
 
   it('a mapping file with a bad rate or code is refused with its lines', async () => {
     const co = await company();
     const bad = 'match,tax_rate,hsn_code\nKurtas,five,6211\n*,18,62\n';
-    expect(await problemsOf(ctx.services.catalogueImport.importStorefront(co.company.id, shopify(), { baseDir: '.', taxMap: bad }))).toEqual([
+    expect(
+      await problemsOf(ctx.services.catalogueImport.importStorefront(co.company.id, { kind: 'cli', name: 'test' }, shopify(), { baseDir: '.', taxMap: bad })),
+    ).toEqual([
       { path: 'line 2, column tax_rate', message: 'must be a GST percentage such as 5 or 18' },
       { path: 'line 3, column hsn_code', message: 'must be 4-8 digits' },
     ]);
@@ -462,11 +474,17 @@ describe('photos from URLs', () => {
   it('a photo that cannot be fetched stops the import with its cell, or is left out with --skip-bad-photos', async () => {
     const co = await company();
     const broken = shopify().replace(`${origin}/urli.png`, `${origin}/missing-urli.png`);
-    const problems = await problemsOf(ctx.services.catalogueImport.importStorefront(co.company.id, broken, { baseDir: '.', taxMap }));
+    const problems = await problemsOf(
+      ctx.services.catalogueImport.importStorefront(co.company.id, { kind: 'cli', name: 'test' }, broken, { baseDir: '.', taxMap }),
+    );
     expect(problems).toEqual([{ path: 'line 10, column Image Src', message: `could not fetch ${origin}/missing-urli.png: HTTP 404` }]);
     expect(await counts(co.company.id)).toMatchObject({ products: 0, photos: 0 });
 
-    const r = await ctx.services.catalogueImport.importStorefront(co.company.id, broken, { baseDir: '.', taxMap, skipBadPhotos: true });
+    const r = await ctx.services.catalogueImport.importStorefront(co.company.id, { kind: 'cli', name: 'test' }, broken, {
+      baseDir: '.',
+      taxMap,
+      skipBadPhotos: true,
+    });
     expect(r.notes).toContain(`photo left out: could not fetch ${origin}/missing-urli.png: HTTP 404`);
     expect((await exported(co.company.id)).products.find((p) => p.sku === 'brass-urli')?.photos).toEqual([]);
     expect(await counts(co.company.id)).toMatchObject({ products: 4, photos: 6 });
@@ -475,7 +493,7 @@ describe('photos from URLs', () => {
   it('each address is fetched once however many rows name it', async () => {
     const co = await company();
     served.length = 0;
-    await ctx.services.catalogueImport.importStorefront(co.company.id, shopify(), { baseDir: '.', taxMap });
+    await ctx.services.catalogueImport.importStorefront(co.company.id, { kind: 'cli', name: 'test' }, shopify(), { baseDir: '.', taxMap });
     expect(served.filter((u) => u === '/kurta-red.png')).toHaveLength(1);
     expect(new Set(served).size).toBe(served.length);
   });
@@ -524,7 +542,7 @@ describe('photos from URLs', () => {
   it('with the default (production) policy an import naming a local photo is refused', async () => {
     const co = await company();
     const strict = createCatalogueImportService({ db: ctx.db, mediaDir });
-    const problems = await problemsOf(strict.importStorefront(co.company.id, shopify(), { baseDir: '.', taxMap }));
+    const problems = await problemsOf(strict.importStorefront(co.company.id, { kind: 'cli', name: 'test' }, shopify(), { baseDir: '.', taxMap }));
     expect(problems[0]).toEqual({ path: 'line 2, column Image Src', message: `${origin}/kurta.png: only https:// photos are fetched` });
     expect(await counts(co.company.id)).toMatchObject({ products: 0 });
   });

@@ -50,15 +50,19 @@ async function business(stock = '5') {
   const s = await shop(ctx, [{ sku: 'ROSE', name: 'Red Rose Bouquet', variants: [{ sku: 'ROSE-1', name: '12 stems', selling_price: '35.00', stock }] }], {
     company: { slug: `ucp-${uid()}` },
   });
-  await ctx.services.ucpSettings.set(s.companyId, { enabled: true });
-  await ctx.services.shippingRates.create(s.companyId, {
-    id: 'std-ship',
-    title: 'Standard Shipping',
-    level: 'standard',
-    zone_kind: 'everywhere',
-    price: '5.00',
-  });
-  await ctx.services.discountCodes.create(s.companyId, { code: '10OFF', title: '10% Off', kind: 'percentage', value: '10' });
+  await ctx.services.ucpSettings.set(s.companyId, { kind: 'cli', name: 'test' }, { enabled: true });
+  await ctx.services.shippingRates.create(
+    s.companyId,
+    { kind: 'cli', name: 'test' },
+    {
+      id: 'std-ship',
+      title: 'Standard Shipping',
+      level: 'standard',
+      zone_kind: 'everywhere',
+      price: '5.00',
+    },
+  );
+  await ctx.services.discountCodes.create(s.companyId, { kind: 'cli', name: 'test' }, { code: '10OFF', title: '10% Off', kind: 'percentage', value: '10' });
   const path = (p: string) => `/ucp/${s.company.slug}/2026-01-11${p}`;
   const headers = (key: string, body: boolean) => ({
     'ucp-agent': 'profile="https://agent.example/profile.json"',
@@ -161,7 +165,7 @@ describe('UCP checkout completion', () => {
 
   it('cash on delivery where the company confirms COD first: the order waits for its buyer (pending, the requested event, no booking)', async () => {
     const b = await business('5');
-    await ctx.services.companies.update(b.companyId, { auto_courier_booking: true });
+    await ctx.services.companies.update(b.companyId, { kind: 'cli', name: 'test' }, { auto_courier_booking: true });
     await writeCodSettings(ctx.db, b.companyId, { confirm_before_booking: true });
     const { id } = await b.ready(2);
     const done = await b.call('POST', `/checkout-sessions/${id}/complete`, COD);
@@ -178,7 +182,7 @@ describe('UCP checkout completion', () => {
     const b = await business('5');
     const { id } = await b.ready(3);
     const done = await b.call('POST', `/checkout-sessions/${id}/complete`, COD);
-    await ctx.services.shippingRates.remove(b.companyId, 'std-ship');
+    await ctx.services.shippingRates.remove(b.companyId, { kind: 'cli', name: 'test' }, 'std-ship');
 
     const url = new URL(done.body.order.permalink_url as string);
     const order = await b.call('GET', url.pathname.replace(`/ucp/${b.company.slug}/2026-01-11`, ''));
@@ -342,7 +346,7 @@ describe('UCP checkout completion', () => {
 
   it("cash on delivery breaking the company's COD rules is refused (400 invalid_payment) with the hold kept; prepaid is not touched", async () => {
     const b = await business('5');
-    await ctx.services.codSettings.set(b.companyId, { blocked_pincodes: ['560038'], max_order_value: '1' });
+    await ctx.services.codSettings.set(b.companyId, { kind: 'cli', name: 'test' }, { blocked_pincodes: ['560038'], max_order_value: '1' });
     const { id } = await b.ready(2);
     const refused = await b.call('POST', `/checkout-sessions/${id}/complete`, COD);
     expect(refused.status).toBe(400);
@@ -354,7 +358,7 @@ describe('UCP checkout completion', () => {
     expect((await b.call('GET', `/checkout-sessions/${id}`)).body.status).toBe('ready_for_complete');
     // the same checkout paid now is placed; once the rules allow it, another completes with COD
     expect((await b.call('POST', `/checkout-sessions/${id}/complete`, mock('success_token'))).body.status).toBe('completed');
-    await ctx.services.codSettings.set(b.companyId, { blocked_pincodes: [], max_order_value: null });
+    await ctx.services.codSettings.set(b.companyId, { kind: 'cli', name: 'test' }, { blocked_pincodes: [], max_order_value: null });
     const { id: later } = await b.ready(1);
     expect((await b.call('POST', `/checkout-sessions/${later}/complete`, COD)).body.status).toBe('completed');
     await expectSound(b.companyId);

@@ -42,12 +42,20 @@ async function business(stock = '5', withRazorpay = true) {
   const s = await shop(ctx, [{ sku: 'ROSE', name: 'Red Rose Bouquet', variants: [{ sku: 'ROSE-1', name: '12 stems', selling_price: '35.00', stock }] }], {
     company: { slug: `rzp-${uid()}` },
   });
-  await ctx.services.ucpSettings.set(s.companyId, { enabled: true });
-  await ctx.services.shippingRates.create(s.companyId, { id: 'std', title: 'Standard', level: 'standard', zone_kind: 'everywhere', price: '5.00' });
+  await ctx.services.ucpSettings.set(s.companyId, { kind: 'cli', name: 'test' }, { enabled: true });
+  await ctx.services.shippingRates.create(
+    s.companyId,
+    { kind: 'cli', name: 'test' },
+    { id: 'std', title: 'Standard', level: 'standard', zone_kind: 'everywhere', price: '5.00' },
+  );
   const acct = rzp.account();
   if (withRazorpay) {
     const webhookSecret = `whsec-${s.company.slug}-secret`;
-    await ctx.services.payments.configure(s.companyId, { provider: 'razorpay', keyId: acct.keyId, keySecret: acct.keySecret, webhookSecret, baseUrl: rzp.url });
+    await ctx.services.payments.configure(
+      s.companyId,
+      { kind: 'cli', name: 'test' },
+      { provider: 'razorpay', keyId: acct.keyId, keySecret: acct.keySecret, webhookSecret, baseUrl: rzp.url },
+    );
     rzp.webhook(acct, `${origin}${ctx.config.BASE_PATH}/payments/razorpay/webhook/${s.company.slug}`, webhookSecret);
   }
   const path = (p: string) => `/ucp/${s.company.slug}/2026-01-11${p}`;

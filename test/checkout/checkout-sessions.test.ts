@@ -15,15 +15,19 @@ async function business(stock = '5') {
   const s = await shop(ctx, [{ sku: 'ROSE', name: 'Red Rose Bouquet', variants: [{ sku: 'ROSE-1', name: '12 stems', selling_price: '35.00', stock }] }], {
     company: { slug: `ucp-${uid()}` },
   });
-  await ctx.services.ucpSettings.set(s.companyId, { enabled: true });
-  await ctx.services.shippingRates.create(s.companyId, {
-    id: 'std-ship',
-    title: 'Standard Shipping',
-    level: 'standard',
-    zone_kind: 'everywhere',
-    price: '5.00',
-  });
-  await ctx.services.discountCodes.create(s.companyId, { code: '10OFF', title: '10% Off', kind: 'percentage', value: '10' });
+  await ctx.services.ucpSettings.set(s.companyId, { kind: 'cli', name: 'test' }, { enabled: true });
+  await ctx.services.shippingRates.create(
+    s.companyId,
+    { kind: 'cli', name: 'test' },
+    {
+      id: 'std-ship',
+      title: 'Standard Shipping',
+      level: 'standard',
+      zone_kind: 'everywhere',
+      price: '5.00',
+    },
+  );
+  await ctx.services.discountCodes.create(s.companyId, { kind: 'cli', name: 'test' }, { code: '10OFF', title: '10% Off', kind: 'percentage', value: '10' });
   const slug = s.company.slug;
   const call = async (method: 'GET' | 'POST' | 'PUT', path: string, payload?: unknown, key = uid(), agent = 'profile="https://agent.example/profile.json"') => {
     const res = await ctx.app.inject({

@@ -9,7 +9,7 @@ import { uid } from '../helpers/orders.js';
 const ctx = useTestApp();
 
 async function company(): Promise<string> {
-  return (await ctx.services.companies.create({ name: 'Idem', slug: `idem-${uid()}` })).id;
+  return (await ctx.services.companies.create({ kind: 'cli', name: 'test' }, { name: 'Idem', slug: `idem-${uid()}` })).id;
 }
 
 const run = (companyId: string, key: string | undefined, body: unknown, operation: () => Promise<Answer>, scope = 'POST checkout-sessions') =>

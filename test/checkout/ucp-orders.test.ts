@@ -59,14 +59,18 @@ async function business() {
   const s = await shop(ctx, [{ sku: 'ROSE', name: 'Red Rose Bouquet', variants: [{ sku: 'ROSE-1', name: '12 stems', selling_price: '35.00', stock: '9' }] }], {
     company: { slug: `ucp-${uid()}` },
   });
-  await ctx.services.ucpSettings.set(s.companyId, { enabled: true });
-  await ctx.services.shippingRates.create(s.companyId, {
-    id: 'std-ship',
-    title: 'Standard Shipping',
-    level: 'standard',
-    zone_kind: 'everywhere',
-    price: '5.00',
-  });
+  await ctx.services.ucpSettings.set(s.companyId, { kind: 'cli', name: 'test' }, { enabled: true });
+  await ctx.services.shippingRates.create(
+    s.companyId,
+    { kind: 'cli', name: 'test' },
+    {
+      id: 'std-ship',
+      title: 'Standard Shipping',
+      level: 'standard',
+      zone_kind: 'everywhere',
+      price: '5.00',
+    },
+  );
   const slug = s.company.slug;
   const call = async (method: 'GET' | 'POST' | 'PUT', path: string, payload?: unknown, headers: Record<string, string> = {}) => {
     const res = await ctx.app.inject({
@@ -254,7 +258,7 @@ describe('UCP orders without a simulation secret', () => {
   const plain = useTestApp({ UCP_TEST_HANDLERS: 'true' });
   it('the harness does not exist: 404 for the shipping simulation and PUT orders, whatever the header says', async () => {
     const s = await shop(plain, [], { company: { slug: `ucp-${uid()}` } });
-    await plain.services.ucpSettings.set(s.companyId, { enabled: true });
+    await plain.services.ucpSettings.set(s.companyId, { kind: 'cli', name: 'test' }, { enabled: true });
     for (const [method, url] of [
       ['POST', `/ucp/${s.company.slug}/testing/simulate-shipping/ord_1`],
       ['PUT', `/ucp/${s.company.slug}/orders/ord_1`],

@@ -21,7 +21,7 @@ describe('admin CLI entry point', () => {
   it('runs the catalogue commands: progress on stderr, a table or JSON on stdout', { timeout: 120_000 }, async (t) => {
     if (!ctx.testDb.url) return t.skip();
     const slug = `cli-${Date.now()}`;
-    await ctx.services.companies.create({ name: 'CLI Co', slug });
+    await ctx.services.companies.create({ kind: 'cli', name: 'test' }, { name: 'CLI Co', slug });
 
     const generated = admin('catalog', 'generate', '--company', slug, '--products', '30', '--variants', '2', '--json');
     expect(generated.code, generated.stderr).toBe(0);

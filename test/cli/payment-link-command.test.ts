@@ -22,13 +22,17 @@ describe('order payment-link', () => {
   it('makes the link staff send by hand, answers the live one again, and refuses a bad expiry with the usage line', async () => {
     const s = await teeShop(ctx);
     const acct = rzp.account();
-    await ctx.services.payments.configure(s.companyId, {
-      provider: 'razorpay',
-      keyId: acct.keyId,
-      keySecret: acct.keySecret,
-      webhookSecret: 'whsec-cli-links',
-      baseUrl: rzp.url,
-    });
+    await ctx.services.payments.configure(
+      s.companyId,
+      { kind: 'cli', name: 'test' },
+      {
+        provider: 'razorpay',
+        keyId: acct.keyId,
+        keySecret: acct.keySecret,
+        webhookSecret: 'whsec-cli-links',
+        baseUrl: rzp.url,
+      },
+    );
     const placed = (await post(ctx, s.headers, orderBody({ payment: 'cod' }))).body.data;
 
     const made = await admin('order', 'payment-link', placed.order_number, '--company', s.company.slug, '--expire-in-minutes', '60');

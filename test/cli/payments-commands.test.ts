@@ -105,12 +105,16 @@ describe('payments configure razorpay / payments show', () => {
 
   it('later calls change only what they name; a new key id needs its key secret', async () => {
     const { company } = await createCompanyWithKey(ctx.services);
-    await ctx.services.payments.configure(company.id, {
-      provider: 'razorpay',
-      keyId: 'rzp_test_First0001',
-      keySecret: KEY_SECRET,
-      webhookSecret: WEBHOOK_SECRET,
-    });
+    await ctx.services.payments.configure(
+      company.id,
+      { kind: 'cli', name: 'test' },
+      {
+        provider: 'razorpay',
+        keyId: 'rzp_test_First0001',
+        keySecret: KEY_SECRET,
+        webhookSecret: WEBHOOK_SECRET,
+      },
+    );
     const base = ['payments', 'configure', 'razorpay', '--company', company.slug];
     const newKey = await admin([...base, '--key-id', 'rzp_test_Second0002']);
     expect(newKey.code).toBe(1);

@@ -38,7 +38,7 @@ describe('progress of long work', () => {
   it('the generator script and the CLI, piped, print each step on its own line (no \\r running them together)', { timeout: 180_000 }, async (t) => {
     if (!ctx.testDb.url) return t.skip('PGlite: the script opens DATABASE_URL, and this file has no pg URL');
     const slug = `progress-${Date.now()}`;
-    await ctx.services.companies.create({ name: 'Progress Co', slug });
+    await ctx.services.companies.create({ kind: 'cli', name: 'test' }, { name: 'Progress Co', slug });
 
     const script = await run(['scripts/generate-catalogue.ts', '--company', slug, '--products', '2500', '--variants', '1']);
     expect(script.code, script.stderr).toBe(0);

@@ -87,7 +87,7 @@ describe('admin CLI: webhooks, deliveries, opt-out, key permissions', () => {
   it('--events all subscribes to what REST events ["all"] does, from the one definition', async (t) => {
     if (!ctx.testDb.url) return t.skip();
     const s = await teeShop(ctx);
-    const { key } = await ctx.services.keys.create(s.companyId, 'hooks', ['webhooks']);
+    const { key } = await ctx.services.keys.create(s.companyId, { kind: 'cli', name: 'test' }, 'hooks', ['webhooks']);
     const rest = await ctx.app.inject({
       method: 'POST',
       url: `${BASE}/webhooks`,

@@ -12,9 +12,9 @@ const ctx = useTestApp();
 const PHONE = '9876543210';
 
 /** A shop with these COD rules set through the service (the settings doors are tested in cod-settings.test.ts). */
-async function ruledShop(rules: Parameters<typeof ctx.services.codSettings.set>[1], stock = '100') {
+async function ruledShop(rules: Parameters<typeof ctx.services.codSettings.set>[2], stock = '100') {
   const s = await teeShop(ctx, stock);
-  await ctx.services.codSettings.set(s.companyId, rules);
+  await ctx.services.codSettings.set(s.companyId, { kind: 'cli', name: 'test' }, rules);
   return s;
 }
 
@@ -81,7 +81,7 @@ describe('the maximum COD order value', () => {
     const s = await ruledShop({ max_order_value: '998.00' });
     const equal = await placeAndCheck(s, cod(quantity(2)), { amount: '998.00' });
     expect(equal.placed.status).toBe(201);
-    await ctx.services.codSettings.set(s.companyId, { max_order_value: '997.99' });
+    await ctx.services.codSettings.set(s.companyId, { kind: 'cli', name: 'test' }, { max_order_value: '997.99' });
     const above = await placeAndCheck(s, cod(quantity(2)), { amount: '998.00' });
     expect(above.placed.status).toBe(422);
     expect(above.placed.body.error.details).toEqual([{ rule: 'max_order_value', path: 'items', message: expect.stringContaining('997.99') }]);
@@ -144,7 +144,7 @@ describe('COD refusals', () => {
     const body = cod({ delivery_address: at('560038') });
     const first = await post(ctx, s.headers, body);
     expect(first.status).toBe(201);
-    await ctx.services.codSettings.set(s.companyId, { blocked_pincodes: ['560038'] });
+    await ctx.services.codSettings.set(s.companyId, { kind: 'cli', name: 'test' }, { blocked_pincodes: ['560038'] });
     const again = await post(ctx, s.headers, body);
     expect(again.status).toBe(200);
     expect(again.body).toEqual({ data: first.body.data, duplicate: true });

@@ -29,7 +29,11 @@ async function codOrder(opts: { razorpay?: boolean; auto?: boolean; payment?: 'c
   const acct = rzp.account();
   if (opts.razorpay ?? true) {
     const webhookSecret = `whsec-${s.company.slug}-secret`;
-    await ctx.services.payments.configure(s.companyId, { provider: 'razorpay', keyId: acct.keyId, keySecret: acct.keySecret, webhookSecret, baseUrl: rzp.url });
+    await ctx.services.payments.configure(
+      s.companyId,
+      { kind: 'cli', name: 'test' },
+      { provider: 'razorpay', keyId: acct.keyId, keySecret: acct.keySecret, webhookSecret, baseUrl: rzp.url },
+    );
     rzp.webhook(acct, `${origin}${ctx.config.BASE_PATH}/payments/razorpay/webhook/${s.company.slug}`, webhookSecret);
   }
   const placed = await post(ctx, s.headers, orderBody({ payment: opts.payment ?? 'cod', items: [{ product_id: 'TEE-M', quantity: 2 }] }));

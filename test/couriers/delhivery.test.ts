@@ -33,7 +33,11 @@ const worker = (over: Partial<WorkerConfig> = {}) => createCourierWorker({ db: c
 
 async function delhiveryShop(token = dlv.account()) {
   const s = await teeShop(ctx, '100', { auto_courier_booking: true });
-  const cfg = await ctx.services.fulfilment.configureCourier(s.companyId, { adapter: 'delhivery', baseUrl: dlv.url, token, pickupLocation: 'WH-BLR' });
+  const cfg = await ctx.services.fulfilment.configureCourier(
+    s.companyId,
+    { kind: 'cli', name: 'test' },
+    { adapter: 'delhivery', baseUrl: dlv.url, token, pickupLocation: 'WH-BLR' },
+  );
   return { ...s, token, slug: s.company.slug, secret: cfg.callback_secret! };
 }
 
@@ -148,18 +152,22 @@ describe('Delhivery through the registry: configured, booked by the worker, trac
 describe('Delhivery settings are checked by its configSchema where they are set', () => {
   it('refuses a configuration without the token or the pickup location, and a base URL that is not http(s)', async () => {
     const s = await teeShop(ctx, '5');
-    const err = await ctx.services.fulfilment.configureCourier(s.companyId, { adapter: 'delhivery' }).catch((e) => e);
+    const err = await ctx.services.fulfilment.configureCourier(s.companyId, { kind: 'cli', name: 'test' }, { adapter: 'delhivery' }).catch((e) => e);
     expect(err.kind).toBe('validation_failed');
     expect(err.details).toEqual([
       { path: 'token', message: 'required for the delhivery adapter' },
       { path: 'pickupLocation', message: 'required for the delhivery adapter' },
     ]);
     const bad = await ctx.services.fulfilment
-      .configureCourier(s.companyId, { adapter: 'delhivery', token: 't', pickupLocation: 'WH', baseUrl: 'ftp://x' })
+      .configureCourier(s.companyId, { kind: 'cli', name: 'test' }, { adapter: 'delhivery', token: 't', pickupLocation: 'WH', baseUrl: 'ftp://x' })
       .catch((e) => e);
     expect(bad.details).toEqual([{ path: 'baseUrl', message: 'must be an http(s) URL' }]);
     // the base URL may be left out: Delhivery's production address
-    const ok = await ctx.services.fulfilment.configureCourier(s.companyId, { adapter: 'delhivery', token: 't', pickupLocation: 'WH' });
+    const ok = await ctx.services.fulfilment.configureCourier(
+      s.companyId,
+      { kind: 'cli', name: 'test' },
+      { adapter: 'delhivery', token: 't', pickupLocation: 'WH' },
+    );
     expect(ok).toMatchObject({ adapter: 'delhivery', base_url: null, password_set: true, pickup_location: 'WH' });
     expect(JSON.stringify(ok)).not.toContain('"t"');
   });

@@ -24,7 +24,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** A shop with a webhooks key and one endpoint on `url` subscribed to `events`. */
 async function subscribed(url: string, events: readonly string[] = EVENT_TYPES) {
   const s = await teeShop(ctx, '50');
-  const created = await ctx.services.webhooks.create(s.companyId, { url, events: [...events] as never, description: null });
+  const created = await ctx.services.webhooks.create(s.companyId, { kind: 'cli', name: 'test' }, { url, events: [...events] as never, description: null });
   return { ...s, endpointId: created.id, secret: created.secret };
 }
 
@@ -214,7 +214,7 @@ describe('events delivered to a real receiver', () => {
       expect(redirecting.state.attempts).toBe(1);
       expect(target.state.attempts).toBe(0);
       expect(await deliveryStates(s.companyId)).toEqual([expect.objectContaining({ status: 'pending', attempts: 1, last_status_code: 302 })]);
-      await ctx.services.webhooks.remove(s.companyId, s.endpointId);
+      await ctx.services.webhooks.remove(s.companyId, { kind: 'cli', name: 'test' }, s.endpointId);
       expect(await deliveryStates(s.companyId)).toEqual([expect.objectContaining({ status: 'failed' })]);
     } finally {
       await target.close();
@@ -231,7 +231,7 @@ describe('events delivered to a real receiver', () => {
     expect(await deliveryStates(s.companyId)).toEqual([
       expect.objectContaining({ status: 'pending', attempts: 1, last_status_code: null, last_error: expect.stringContaining('forbidden address') }),
     ]);
-    await ctx.services.webhooks.remove(s.companyId, s.endpointId);
+    await ctx.services.webhooks.remove(s.companyId, { kind: 'cli', name: 'test' }, s.endpointId);
   });
 
   it('counts an answer slower than the timeout as a failure', async () => {
@@ -246,7 +246,7 @@ describe('events delivered to a real receiver', () => {
       expect(await deliveryStates(s.companyId)).toEqual([
         expect.objectContaining({ status: 'pending', attempts: 1, last_status_code: null, last_error: 'timed out after 150 ms' }),
       ]);
-      await ctx.services.webhooks.remove(s.companyId, s.endpointId);
+      await ctx.services.webhooks.remove(s.companyId, { kind: 'cli', name: 'test' }, s.endpointId);
     } finally {
       await slow.close();
     }
@@ -262,7 +262,7 @@ describe('events delivered to a real receiver', () => {
       await worker({ WEBHOOK_RETRY_FOR_MS: 1 }).runOnce(s.companyId);
       expect(await deliveryStates(s.companyId)).toEqual([expect.objectContaining({ status: 'failed', attempts: 1, last_status_code: 503 })]);
       flaky.state.down = false;
-      expect(await ctx.services.webhooks.resend(s.companyId, null)).toEqual({ resent: 1 });
+      expect(await ctx.services.webhooks.resend(s.companyId, { kind: 'cli', name: 'test' }, null)).toEqual({ resent: 1 });
       await worker().drainNow(s.companyId);
       expect(await deliveryStates(s.companyId)).toEqual([expect.objectContaining({ status: 'delivered', attempts: 2, last_status_code: 200 })]);
       expect(flaky.state.received).toHaveLength(1);
@@ -291,8 +291,12 @@ describe('events delivered to a real receiver', () => {
       expect(await deliveryStates(s.companyId)).toHaveLength(2);
       // The admin turns it on again once it works, and re-sends what failed: delivered in order.
       dead.state.down = false;
-      expect(await ctx.services.webhooks.enable(s.companyId, s.endpointId)).toMatchObject({ status: 'active', failing_since: null, disabled_reason: null });
-      expect(await ctx.services.webhooks.resend(s.companyId, null)).toEqual({ resent: 2 });
+      expect(await ctx.services.webhooks.enable(s.companyId, { kind: 'cli', name: 'test' }, s.endpointId)).toMatchObject({
+        status: 'active',
+        failing_since: null,
+        disabled_reason: null,
+      });
+      expect(await ctx.services.webhooks.resend(s.companyId, { kind: 'cli', name: 'test' }, null)).toEqual({ resent: 2 });
       await worker().drainNow(s.companyId);
       expect((await deliveryStates(s.companyId)).map((d) => d.status)).toEqual(['delivered', 'delivered']);
       expect(dead.state.received.map((r) => r.body.type)).toEqual(['order.created', 'order.status_changed']);
@@ -303,7 +307,7 @@ describe('events delivered to a real receiver', () => {
 
   it('signs with both secrets during a rotation’s grace period', async () => {
     const s = await subscribed(receiver.url, ['order.created']);
-    const rotated = await ctx.services.webhooks.rotate(s.companyId, s.endpointId);
+    const rotated = await ctx.services.webhooks.rotate(s.companyId, { kind: 'cli', name: 'test' }, s.endpointId);
     expect(rotated.secret).not.toBe(s.secret);
     await post(ctx, s.headers, orderBody());
     await worker().drainNow(s.companyId);

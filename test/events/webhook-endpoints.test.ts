@@ -22,7 +22,7 @@ afterAll(async () => {
 
 async function hookShop(app: TestApp = ctx) {
   const s = await teeShop(app);
-  const { key } = await app.services.keys.create(s.companyId, 'hooks', ['webhooks']);
+  const { key } = await app.services.keys.create(s.companyId, { kind: 'cli', name: 'test' }, 'hooks', ['webhooks']);
   return { ...s, hookHeaders: { 'x-api-key': key } };
 }
 
@@ -192,8 +192,8 @@ describe('webhook endpoints over REST', () => {
     expect((await post(ctx, a.headers, orderBody())).status).toBe(201);
     expect(await ctx.services.webhooks.deliveries(a.companyId)).toHaveLength(1);
     expect(await ctx.services.webhooks.deliveries(b.companyId)).toEqual([]);
-    expect((await ctx.services.webhooks.resend(b.companyId, null)).resent).toBe(0);
-    await expect(ctx.services.webhooks.rotate(b.companyId, id)).rejects.toMatchObject({ kind: 'not_found' });
+    expect((await ctx.services.webhooks.resend(b.companyId, { kind: 'cli', name: 'test' }, null)).resent).toBe(0);
+    await expect(ctx.services.webhooks.rotate(b.companyId, { kind: 'cli', name: 'test' }, id)).rejects.toMatchObject({ kind: 'not_found' });
     expect((await call(ctx, 'GET', '/webhooks', a.hookHeaders)).body.data.map((e: { id: string }) => e.id)).toEqual([id]);
   });
 });

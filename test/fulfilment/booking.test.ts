@@ -26,13 +26,17 @@ const workerConfig = (over: Partial<WorkerConfig> = {}): WorkerConfig => ({
 
 async function shiprocketShop(opts: { stock?: string; password?: string } = {}) {
   const s = await teeShop(ctx, opts.stock ?? '100', { auto_courier_booking: true });
-  await ctx.services.fulfilment.configureCourier(s.companyId, {
-    adapter: 'shiprocket',
-    baseUrl: courier.url,
-    email: 'ops@shop.test',
-    password: opts.password ?? 'pw-secret',
-    pickupLocation: 'WH',
-  });
+  await ctx.services.fulfilment.configureCourier(
+    s.companyId,
+    { kind: 'cli', name: 'test' },
+    {
+      adapter: 'shiprocket',
+      baseUrl: courier.url,
+      email: 'ops@shop.test',
+      password: opts.password ?? 'pw-secret',
+      pickupLocation: 'WH',
+    },
+  );
   return s;
 }
 

@@ -8,7 +8,7 @@ const ctx = useTestApp({ AUTH_FAILURE_LIMIT: '3', COURIER_CALLBACK_RATE_LIMIT: '
 
 async function withShipment() {
   const s = await teeShop(ctx, '10');
-  const cfg = await ctx.services.fulfilment.configureCourier(s.companyId, { adapter: 'manual' });
+  const cfg = await ctx.services.fulfilment.configureCourier(s.companyId, { kind: 'cli', name: 'test' }, { adapter: 'manual' });
   const ref = (await post(ctx, s.headers, orderBody())).body.data.order_number;
   const awb = `AWB-${uid()}`;
   await ctx.services.fulfilment.ship(s.companyId, ref, { awb, courier: 'X' });

@@ -28,7 +28,7 @@ const signed = (s: { slug: string; secret: string }, body: unknown) => {
 /** A company with one product priced 2,245.00 and a manual courier; a COD order shipped by staff with an AWB. */
 async function shippedCodOrder() {
   const s = await shop(ctx, [{ sku: 'LAMP', name: 'Lamp', variants: [{ sku: 'LAMP-1', selling_price: '2245.00', stock: '20' }] }]);
-  const cfg = await ctx.services.fulfilment.configureCourier(s.companyId, { adapter: 'manual' });
+  const cfg = await ctx.services.fulfilment.configureCourier(s.companyId, { kind: 'cli', name: 'test' }, { adapter: 'manual' });
   const ref = (await post(ctx, s.headers, orderBody({ payment: 'cod', items: [{ product_id: 'LAMP-1', quantity: 1 }] }))).body.data.order_number;
   const awb = `AWB-${uid()}`;
   await ctx.services.fulfilment.ship(s.companyId, ref, { awb, courier: 'Delhivery' });
@@ -162,12 +162,16 @@ describe('a delivery for a cancelled order is held for staff', () => {
     const s = await shop(ctx, [{ sku: 'TEE', name: 'Tee', variants: [{ sku: 'TEE-M', selling_price: '499.00', stock: '10' }] }], {
       company: { auto_courier_booking: true },
     });
-    const cfg = await ctx.services.fulfilment.configureCourier(s.companyId, {
-      adapter: 'shiprocket',
-      baseUrl: courier.url,
-      email: 'ops@shop.test',
-      password: 'pw-secret',
-    });
+    const cfg = await ctx.services.fulfilment.configureCourier(
+      s.companyId,
+      { kind: 'cli', name: 'test' },
+      {
+        adapter: 'shiprocket',
+        baseUrl: courier.url,
+        email: 'ops@shop.test',
+        password: 'pw-secret',
+      },
+    );
     const c = { slug: s.company.slug, secret: cfg.callback_secret! };
     const ref = (await post(ctx, s.headers, orderBody({ payment: 'cod' }))).body.data.order_number;
     await createCourierWorker({

@@ -35,7 +35,7 @@ async function gstShop(profile: Record<string, unknown> | null = { ...KARNATAKA,
     },
     { sku: 'CHAI', name: 'Masala Chai', unit: 'KG', hsn_code: '0902', tax_rate: '5', variants: [{ sku: 'CHAI-LOOSE', selling_price: '499.99', stock: '500' }] },
   ]);
-  if (profile) await ctx.services.taxProfiles.set(s.companyId, profile);
+  if (profile) await ctx.services.taxProfiles.set(s.companyId, { kind: 'cli', name: 'test' }, profile);
   return s;
 }
 
@@ -82,11 +82,13 @@ describe('tax profile', () => {
       [{ pincode: '600001' }, 'pincode', /Tamil Nadu, not Karnataka/],
     ];
     for (const [patch, path, message] of cases) {
-      const err = await ctx.services.taxProfiles.set(s.companyId, { ...KARNATAKA, ...SELLER_ADDRESS, ...patch }).catch((e: unknown) => e);
+      const err = await ctx.services.taxProfiles
+        .set(s.companyId, { kind: 'cli', name: 'test' }, { ...KARNATAKA, ...SELLER_ADDRESS, ...patch })
+        .catch((e: unknown) => e);
       expect(err).toMatchObject({ kind: 'validation_failed', details: [{ path, message: expect.stringMatching(message) }] });
     }
     expect(await ctx.services.taxProfiles.get(s.companyId)).toBeUndefined();
-    const missing = await ctx.services.taxProfiles.set(s.companyId, { gstin: KARNATAKA.gstin }).catch((e: unknown) => e);
+    const missing = await ctx.services.taxProfiles.set(s.companyId, { kind: 'cli', name: 'test' }, { gstin: KARNATAKA.gstin }).catch((e: unknown) => e);
     expect((missing as { details: { path: string }[] }).details.map((d) => d.path)).toEqual(['legal_name', 'address_line1', 'city', 'state', 'pincode']);
   });
 
@@ -118,7 +120,12 @@ describe('tax profile in the catalogue import file', () => {
 
   it('a `seller` section sets the profile with the catalogue, and export gives it back', async () => {
     const s = await shop(ctx, []);
-    await ctx.services.catalogueImport.importCatalogue(s.companyId, file({ ...KARNATAKA, ...SELLER_ADDRESS, invoice_prefix: 'sh' }), { baseDir: tmpdir() });
+    await ctx.services.catalogueImport.importCatalogue(
+      s.companyId,
+      { kind: 'cli', name: 'test' },
+      file({ ...KARNATAKA, ...SELLER_ADDRESS, invoice_prefix: 'sh' }),
+      { baseDir: tmpdir() },
+    );
     expect(await ctx.services.taxProfiles.get(s.companyId)).toMatchObject({ gstin: KARNATAKA.gstin, invoice_prefix: 'SH', state: 'Karnataka' });
     const exported = await ctx.services.catalogueImport.exportCatalogue(s.companyId);
     expect(exported.file.seller).toMatchObject({ legal_name: KARNATAKA.legal_name, gstin: KARNATAKA.gstin, pincode: '560038' });
@@ -127,11 +134,13 @@ describe('tax profile in the catalogue import file', () => {
   it('a bad seller section is reported with its place and nothing is written', async () => {
     const s = await shop(ctx, []);
     const err = await ctx.services.catalogueImport
-      .importCatalogue(s.companyId, file({ ...KARNATAKA, ...SELLER_ADDRESS, gstin: '29AAGCB7383J1Z5', city: 7 }), { baseDir: tmpdir() })
+      .importCatalogue(s.companyId, { kind: 'cli', name: 'test' }, file({ ...KARNATAKA, ...SELLER_ADDRESS, gstin: '29AAGCB7383J1Z5', city: 7 }), {
+        baseDir: tmpdir(),
+      })
       .catch((e: unknown) => e);
     expect((err as { details: { path: string }[] }).details.map((d) => d.path)).toEqual(expect.arrayContaining(['seller.city']));
     const err2 = await ctx.services.catalogueImport
-      .importCatalogue(s.companyId, file({ ...KARNATAKA, ...SELLER_ADDRESS, gstin: '29AAGCB7383J1Z5' }), { baseDir: tmpdir() })
+      .importCatalogue(s.companyId, { kind: 'cli', name: 'test' }, file({ ...KARNATAKA, ...SELLER_ADDRESS, gstin: '29AAGCB7383J1Z5' }), { baseDir: tmpdir() })
       .catch((e: unknown) => e);
     expect(err2).toMatchObject({ kind: 'validation_failed', details: [{ path: 'seller.gstin', message: expect.stringMatching(/check character/) }] });
     expect(await ctx.services.taxProfiles.get(s.companyId)).toBeUndefined();
@@ -179,9 +188,13 @@ describe('GST invoice PDF', () => {
 
   it("a UCP checkout's order: the discount and shipping on each line and in the totals, reverse charge and signatory (Rule 46)", async () => {
     const s = await gstShop();
-    await ctx.services.ucpSettings.set(s.companyId, { enabled: true });
-    await ctx.services.shippingRates.create(s.companyId, { id: 'std', title: 'Standard', level: 'standard', zone_kind: 'everywhere', price: '50.00' });
-    await ctx.services.discountCodes.create(s.companyId, { code: '10OFF', title: '10% Off', kind: 'percentage', value: '10' });
+    await ctx.services.ucpSettings.set(s.companyId, { kind: 'cli', name: 'test' }, { enabled: true });
+    await ctx.services.shippingRates.create(
+      s.companyId,
+      { kind: 'cli', name: 'test' },
+      { id: 'std', title: 'Standard', level: 'standard', zone_kind: 'everywhere', price: '50.00' },
+    );
+    await ctx.services.discountCodes.create(s.companyId, { kind: 'cli', name: 'test' }, { code: '10OFF', title: '10% Off', kind: 'percentage', value: '10' });
     const ucp = async (path: string, payload: unknown) => {
       const res = await ctx.app.inject({
         method: path.endsWith('sessions') ? 'POST' : path.endsWith('complete') ? 'POST' : 'PUT',
@@ -275,7 +288,7 @@ describe('GST invoice PDF', () => {
 
   it('totals equal the order amount over many randomised orders (any prices, rates, quantities, states)', async () => {
     const s = await shop(ctx, []);
-    await ctx.services.taxProfiles.set(s.companyId, { ...KARNATAKA, ...SELLER_ADDRESS });
+    await ctx.services.taxProfiles.set(s.companyId, { kind: 'cli', name: 'test' }, { ...KARNATAKA, ...SELLER_ADDRESS });
     const RATES = ['0', '3', '5', '12', '18', '28'];
     let n = 0;
     await fc.assert(
@@ -328,7 +341,7 @@ describe('GST invoice PDF', () => {
 
   it('50 lines run over pages with the column titles repeated; the total still equals the order amount', async () => {
     const s = await shop(ctx, []);
-    await ctx.services.taxProfiles.set(s.companyId, { ...KARNATAKA, ...SELLER_ADDRESS });
+    await ctx.services.taxProfiles.set(s.companyId, { kind: 'cli', name: 'test' }, { ...KARNATAKA, ...SELLER_ADDRESS });
     const items = [];
     for (let i = 1; i <= 50; i++) {
       await addProduct(ctx.db, s.companyId, {
@@ -352,7 +365,7 @@ describe('GST invoice PDF', () => {
   it('an issued invoice is frozen: a later profile or price change shows only on later invoices', async () => {
     const s = await gstShop();
     const first = await shippedOrder(s, { items: ITEMS });
-    await ctx.services.taxProfiles.set(s.companyId, { legal_name: 'Sharma Weaves LLP', invoice_prefix: 'SW' });
+    await ctx.services.taxProfiles.set(s.companyId, { kind: 'cli', name: 'test' }, { legal_name: 'Sharma Weaves LLP', invoice_prefix: 'SW' });
     await ctx.db.query(sql`UPDATE products SET hsn_code = '6206' WHERE company_id = ${s.companyId} AND sku = 'KURTA'`);
     const again = pdfText((await fetchPdf(first.invoice.url)).pdf);
     expect(again).toContain('Sharma Handlooms Private Limited');

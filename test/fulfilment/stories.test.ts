@@ -29,6 +29,7 @@ async function configured(auto = true, adapter: 'shiprocket' | 'manual' = 'shipr
   const s = await teeShop(ctx, '10', { auto_courier_booking: auto });
   const cfg = await ctx.services.fulfilment.configureCourier(
     s.companyId,
+    { kind: 'cli', name: 'test' },
     adapter === 'shiprocket' ? { adapter, baseUrl: courier.url, email: 'ops@shop.test', password: 'pw-secret' } : { adapter },
   );
   return { ...s, slug: s.company.slug, secret: cfg.callback_secret! };
@@ -210,12 +211,12 @@ describe('courier callback signatures', () => {
 
   it('rotating the secret refuses the old one', async () => {
     const s = await withShipment();
-    const rotated = await ctx.services.fulfilment.configureCourier(s.companyId, { adapter: 'manual', rotateSecret: true });
+    const rotated = await ctx.services.fulfilment.configureCourier(s.companyId, { kind: 'cli', name: 'test' }, { adapter: 'manual', rotateSecret: true });
     expect(rotated.callback_secret).toBeTruthy();
     expect(rotated.callback_secret).not.toBe(s.secret);
     expectRefused(await signed(s.slug, s.secret, { awb: s.awb, status: 'in_transit' }));
     expect((await signed(s.slug, rotated.callback_secret!, { awb: s.awb, status: 'in_transit' })).statusCode).toBe(200);
-    const again = await ctx.services.fulfilment.configureCourier(s.companyId, { adapter: 'manual' });
+    const again = await ctx.services.fulfilment.configureCourier(s.companyId, { kind: 'cli', name: 'test' }, { adapter: 'manual' });
     expect(again.callback_secret).toBeUndefined(); // shown only when made
   });
 

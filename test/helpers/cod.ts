@@ -3,7 +3,7 @@ import { BASE, orderBody, post, uid } from './orders.js';
 
 /** A key with the `cod` permission for the company, as headers. */
 export async function codAdminHeaders(ctx: TestApp, companyId: string): Promise<Record<string, string>> {
-  const { key } = await ctx.services.keys.create(companyId, 'cod admin', ['cod']);
+  const { key } = await ctx.services.keys.create(companyId, { kind: 'cli', name: 'test' }, 'cod admin', ['cod']);
   return { 'x-api-key': key };
 }
 

@@ -7,7 +7,7 @@ export const SPEC_ROUTES: {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   url: string;
   body?: unknown;
-  permission?: 'webhooks' | 'catalogue' | 'ucp' | 'cod' | 'privacy';
+  permission?: 'webhooks' | 'catalogue' | 'ucp' | 'cod' | 'privacy' | 'audit';
 }[] = [
   { name: 'browse', method: 'GET', url: '/catalog/products' },
   { name: 'product detail', method: 'GET', url: '/catalog/products/SKU-1' },
@@ -38,4 +38,5 @@ export const SPEC_ROUTES: {
   { name: 'customer data', method: 'GET', url: '/privacy/customer-data?phone=9876543210', permission: 'privacy' },
   { name: 'customer correction', method: 'POST', url: '/privacy/corrections', body: { phone: '9876543210', name: 'A' }, permission: 'privacy' },
   { name: 'customer erasure', method: 'POST', url: '/privacy/erasures', body: { phone: '9876543210' }, permission: 'privacy' },
+  { name: 'audit trail', method: 'GET', url: '/audit', permission: 'audit' },
 ];

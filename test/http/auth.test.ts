@@ -19,7 +19,9 @@ function request(route: (typeof SPEC_ROUTES)[number], headers: Record<string, st
 describe.each(SPEC_ROUTES)('authentication on $method $url ($name)', (route) => {
   it('accepts the key in X-API-KEY and as Authorization: Bearer alike', async () => {
     const co = await createCompanyWithKey(ctx.services);
-    const key = route.permission ? (await ctx.services.keys.create(co.company.id, 'with permission', [route.permission])).key : co.key;
+    const key = route.permission
+      ? (await ctx.services.keys.create(co.company.id, { kind: 'cli', name: 'test' }, 'with permission', [route.permission])).key
+      : co.key;
     const viaHeader = await request(route, { 'x-api-key': key });
     const viaBearer = await request(route, { authorization: `Bearer ${key}` });
     for (const res of [viaHeader, viaBearer]) {
@@ -32,7 +34,7 @@ describe.each(SPEC_ROUTES)('authentication on $method $url ($name)', (route) => 
 
   it('answers 401 with one identical body for missing, malformed, unknown and revoked keys', async () => {
     const { company, key, keyRecord } = await createCompanyWithKey(ctx.services);
-    await ctx.services.keys.revoke(company.id, keyRecord.id);
+    await ctx.services.keys.revoke(company.id, { kind: 'cli', name: 'test' }, keyRecord.id);
     const unknown = `cok_${'A'.repeat(12)}_${'B'.repeat(32)}`;
     const cases: Record<string, Record<string, string>> = {
       missing: {},
@@ -71,38 +73,38 @@ describe('key lifecycle', () => {
   it('refuses a revoked key from the very next request, on any instance', async () => {
     const { company, key, keyRecord } = await createCompanyWithKey(ctx.services);
     expect((await request(route, { 'x-api-key': key })).statusCode).toBe(200);
-    await ctx.services.keys.revoke(company.id, keyRecord.prefix);
+    await ctx.services.keys.revoke(company.id, { kind: 'cli', name: 'test' }, keyRecord.prefix);
     expect((await request(route, { 'x-api-key': key })).statusCode).toBe(401);
   });
 
   it('switches the API off when every key is revoked, and a new key works again', async () => {
     const { company, key, keyRecord } = await createCompanyWithKey(ctx.services);
-    await ctx.services.keys.revoke(company.id, keyRecord.id);
+    await ctx.services.keys.revoke(company.id, { kind: 'cli', name: 'test' }, keyRecord.id);
     expect((await request(route, { 'x-api-key': key })).statusCode).toBe(401);
-    const fresh = await ctx.services.keys.create(company.id);
+    const fresh = await ctx.services.keys.create(company.id, { kind: 'cli', name: 'test' });
     expect((await request(route, { 'x-api-key': fresh.key })).statusCode).toBe(200);
   });
 
   it('lets a company whose status returns to active back in', async () => {
     const { company, key } = await createCompanyWithKey(ctx.services, { status: 'inactive' });
     expect((await request(route, { 'x-api-key': key })).statusCode).toBe(403);
-    await ctx.services.companies.update(company.id, { status: 'active' });
+    await ctx.services.companies.update(company.id, { kind: 'cli', name: 'test' }, { status: 'active' });
     expect((await request(route, { 'x-api-key': key })).statusCode).toBe(200);
   });
 
   it('allows five active keys and refuses a sixth with a clear message', async () => {
     const { company } = await createCompanyWithKey(ctx.services); // key 1
-    for (let i = 2; i <= 5; i++) await ctx.services.keys.create(company.id);
-    await expect(ctx.services.keys.create(company.id)).rejects.toThrow(/5 active keys/);
+    for (let i = 2; i <= 5; i++) await ctx.services.keys.create(company.id, { kind: 'cli', name: 'test' });
+    await expect(ctx.services.keys.create(company.id, { kind: 'cli', name: 'test' })).rejects.toThrow(/5 active keys/);
     const keys = await ctx.services.keys.list(company.id);
     expect(keys.filter((k) => !k.revoked_at)).toHaveLength(5);
-    await ctx.services.keys.revoke(company.id, keys[0].id);
-    await expect(ctx.services.keys.create(company.id)).resolves.toHaveProperty('key');
+    await ctx.services.keys.revoke(company.id, { kind: 'cli', name: 'test' }, keys[0].id);
+    await expect(ctx.services.keys.create(company.id, { kind: 'cli', name: 'test' })).resolves.toHaveProperty('key');
   });
 
   it('never creates a sixth key under concurrent creation', async () => {
     const { company } = await createCompanyWithKey(ctx.services);
-    const results = await Promise.allSettled(Array.from({ length: 8 }, () => ctx.services.keys.create(company.id)));
+    const results = await Promise.allSettled(Array.from({ length: 8 }, () => ctx.services.keys.create(company.id, { kind: 'cli', name: 'test' })));
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(4);
     const [{ n }] = await ctx.db.query<{ n: number }>(sql`SELECT count(*)::int AS n FROM api_keys WHERE company_id = ${company.id} AND revoked_at IS NULL`);
     expect(n).toBe(5);

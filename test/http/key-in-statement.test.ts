@@ -106,7 +106,7 @@ describe.each(ROUTES)('a key known to the instance, on $name', (route) => {
   it('revoked through another instance: refused on the very next request, exactly like an unknown key, and nothing written', async () => {
     const s = await shop(a, TEE);
     expect((await send(route, s.key)).statusCode).toBe(route.ok);
-    await a.services.keys.revoke(s.companyId, s.keyRecord.id);
+    await a.services.keys.revoke(s.companyId, { kind: 'cli', name: 'test' }, s.keyRecord.id);
     const before = await counts(s.companyId);
     const refused = await send(route, s.key);
     expect(visible(refused)).toEqual(visible(await send(route, UNKNOWN)));
@@ -145,7 +145,7 @@ describe('a known key revoked elsewhere, on a request refused before any stateme
     expect((await b.app.inject({ url: `${BASE}/catalog/categories`, headers: s.headers })).statusCode).toBe(200);
     const good = await b.app.inject({ method, url: `${BASE}${url}`, headers: s.headers, payload: body });
     expect([400, 404, 422]).toContain(good.statusCode);
-    await a.services.keys.revoke(s.companyId, s.keyRecord.id);
+    await a.services.keys.revoke(s.companyId, { kind: 'cli', name: 'test' }, s.keyRecord.id);
     const refused = await b.app.inject({ method, url: `${BASE}${url}`, headers: s.headers, payload: body });
     const unknown = await b.app.inject({ method, url: `${BASE}${url}`, headers: { 'x-api-key': UNKNOWN }, payload: body });
     expect(refused.statusCode).toBe(401);

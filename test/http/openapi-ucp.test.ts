@@ -226,9 +226,17 @@ describe('real UCP requests and answers match the document', () => {
       company: { slug: `doc-${uid()}` },
     });
     slug = s.company.slug;
-    await ctx.services.ucpSettings.set(s.companyId, { enabled: true });
-    await ctx.services.shippingRates.create(s.companyId, { id: 'std', title: 'Standard', level: 'standard', zone_kind: 'everywhere', price: '49.00' });
-    await ctx.services.discountCodes.create(s.companyId, { code: 'DIWALI10', title: '10% off', kind: 'percentage', value: '10' });
+    await ctx.services.ucpSettings.set(s.companyId, { kind: 'cli', name: 'test' }, { enabled: true });
+    await ctx.services.shippingRates.create(
+      s.companyId,
+      { kind: 'cli', name: 'test' },
+      { id: 'std', title: 'Standard', level: 'standard', zone_kind: 'everywhere', price: '49.00' },
+    );
+    await ctx.services.discountCodes.create(
+      s.companyId,
+      { kind: 'cli', name: 'test' },
+      { code: 'DIWALI10', title: '10% off', kind: 'percentage', value: '10' },
+    );
   });
 
   it("the documented request schemas take docs/ucp.md's bodies, and so do the routes", async () => {
@@ -359,7 +367,7 @@ describe('real UCP requests and answers match the document', () => {
     }
     const host = `doc-${uid()}.example.in`;
     const business = await ctx.services.ucpSettings.bySlug(slug);
-    await ctx.services.ucpSettings.addHost(business!.companyId, host);
+    await ctx.services.ucpSettings.addHost(business!.companyId, { kind: 'cli', name: 'test' }, host);
     const byHost = await ctx.app.inject({ method: 'GET', url: '/.well-known/ucp', headers: { host } });
     expect(byHost.statusCode).toBe(200);
     expectDocumented('GET', '/.well-known/ucp', byHost);

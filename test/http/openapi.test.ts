@@ -132,6 +132,7 @@ describe('OpenAPI document', () => {
         '/privacy/customer-data',
         '/privacy/corrections',
         '/privacy/erasures',
+        '/audit',
       ].sort(),
     );
     for (const [path, item] of Object.entries(doc.paths)) {
@@ -344,7 +345,8 @@ describe('real responses match the document', () => {
   it('UCP settings and hosts: 200, 201, 400, 403, 404 and 409 as documented', async () => {
     const one = await createCompanyWithKey(ctx.services);
     const two = await createCompanyWithKey(ctx.services);
-    const key = (co: typeof one) => ctx.services.keys.create(co.company.id, 'ucp', ['ucp']).then((k) => ({ 'x-api-key': k.key }));
+    const key = (co: typeof one) =>
+      ctx.services.keys.create(co.company.id, { kind: 'cli', name: 'test' }, 'ucp', ['ucp']).then((k) => ({ 'x-api-key': k.key }));
     const [k1, k2] = [await key(one), await key(two)];
     const send = (method: 'PUT' | 'POST' | 'DELETE', url: string, h: Record<string, string>, payload?: object) =>
       ctx.app.inject({ method, url: `${BASE}${url}`, headers: h, ...(payload ? { payload } : {}) });
@@ -377,7 +379,7 @@ describe('real responses match the document', () => {
 
   it('401 and 403 on every route', async () => {
     const inactive = await createCompanyWithKey(ctx.services);
-    await ctx.services.companies.update(inactive.company.id, { status: 'inactive' });
+    await ctx.services.companies.update(inactive.company.id, { kind: 'cli', name: 'test' }, { status: 'inactive' });
     for (const h of [{}, { 'x-api-key': 'cok_nope' }, inactive.headers]) {
       for (const [method, url, path] of [
         ['GET', '/catalog/products', '/catalog/products'],

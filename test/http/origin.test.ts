@@ -29,7 +29,7 @@ function inject(route: (typeof SPEC_ROUTES)[number], headers: Record<string, str
 describe.each(SPEC_ROUTES)('Origin on $method $url ($name)', (route) => {
   it('a foreign, "null" or malformed Origin is refused with 403 before the key is looked at; none or an allowed one is served', async () => {
     const co = await shop(ctx);
-    const key = route.permission ? (await ctx.services.keys.create(co.companyId, 'perm', [route.permission])).key : co.key;
+    const key = route.permission ? (await ctx.services.keys.create(co.companyId, { kind: 'cli', name: 'test' }, 'perm', [route.permission])).key : co.key;
     for (const origin of ['https://evil.example.com', 'null', 'https://shop.example.com.evil.net', 'not a url', 'http://shop.example.com']) {
       for (const headers of [{ 'x-api-key': key }, { 'x-api-key': 'cok_wrong' }, {}] as Record<string, string>[]) {
         const res = await inject(route, { ...headers, origin });

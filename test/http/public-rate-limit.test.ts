@@ -47,7 +47,7 @@ async function links(a: TestApp) {
   const ref = (await post(a, s.headers, orderBody({ items: [{ product_id: 'MAT-1', quantity: 1 }] }))).body.data.order_number;
   await a.services.fulfilment.issueInvoice(s.companyId, ref);
   const invoice = local((await get(a, s.headers, `/orders/${ref}`)).body.data.invoice.url);
-  const { token } = await a.services.feeds.rotate(s.companyId, 'https://shop.example.in/p/{sku}');
+  const { token } = await a.services.feeds.rotate(s.companyId, { kind: 'cli', name: 'test' }, 'https://shop.example.in/p/{sku}');
   mkdirSync(join(mediaDir, s.companyId), { recursive: true });
   writeFileSync(join(mediaDir, s.companyId, 'mat.jpg'), Buffer.from([0xff, 0xd8, 0xff, 0xd9]));
   const photo = local((await a.services.media.linker('https://api.example.in'))(`${s.companyId}/mat.jpg`));

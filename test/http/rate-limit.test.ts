@@ -64,7 +64,7 @@ describe('rate limit per key', () => {
   it('keeps separate budgets for two keys, even of one company', async () => {
     const a = await app({ RATE_LIMIT_MAX: '3' });
     const first = await createCompanyWithKey(a.services);
-    const second = await a.services.keys.create(first.company.id);
+    const second = await a.services.keys.create(first.company.id, { kind: 'cli', name: 'test' });
     for (let i = 0; i < 3; i++) expect((await get(a, { 'x-api-key': first.key })).statusCode).toBe(200);
     expect((await get(a, { 'x-api-key': first.key })).statusCode).toBe(429);
     expect((await get(a, { authorization: `Bearer ${second.key}` })).statusCode).toBe(200);
@@ -75,8 +75,8 @@ describe('rate limit per key', () => {
     const { company, key, keyRecord } = await createCompanyWithKey(a.services);
     for (let i = 0; i < 10; i++) expect((await get(a, { 'x-api-key': wrongKey(key) })).statusCode).toBe(401);
     expect((await get(a, { 'x-api-key': key })).headers['x-ratelimit-remaining']).toBe('2');
-    const other = await a.services.keys.create(company.id);
-    await a.services.keys.revoke(company.id, keyRecord.id);
+    const other = await a.services.keys.create(company.id, { kind: 'cli', name: 'test' });
+    await a.services.keys.revoke(company.id, { kind: 'cli', name: 'test' }, keyRecord.id);
     for (let i = 0; i < 5; i++) expect((await get(a, { 'x-api-key': key })).statusCode).toBe(401);
     expect((await get(a, { 'x-api-key': other.key })).headers['x-ratelimit-remaining']).toBe('2');
   });
@@ -101,7 +101,7 @@ describe('failed authentication from one address', () => {
   it('never refuses a valid key from an address that is guessing: it is served within its own budget', async () => {
     const a = await app({ AUTH_FAILURE_LIMIT: '5', RATE_LIMIT_MAX: '3' });
     const { company, key } = await createCompanyWithKey(a.services);
-    const other = await a.services.keys.create(company.id);
+    const other = await a.services.keys.create(company.id, { kind: 'cli', name: 'test' });
     const bad = `cok_${'x'.repeat(12)}_${'y'.repeat(32)}`;
     for (let i = 0; i < 8; i++) await get(a, { 'x-api-key': bad });
     expect((await get(a, { 'x-api-key': bad })).statusCode).toBe(429);

@@ -93,7 +93,7 @@ beforeAll(async () => {
   headers = co.headers;
   await addLocations(testDb.db, co.company.id);
   await addProduct(testDb.db, co.company.id, { sku: 'T', name: 'Traced tee', variants: [{ sku: 'T-M', selling_price: '499.00', stock: '100' }] });
-  await services.webhooks.create(co.company.id, { url: `${receiver.url}/hook`, events: ['order.created'], description: null });
+  await services.webhooks.create(co.company.id, { kind: 'cli', name: 'test' }, { url: `${receiver.url}/hook`, events: ['order.created'], description: null });
   const started = await servers.start(testDb.url, {
     SIGNING_SECRET: config.SIGNING_SECRET,
     FULFILMENT_WORKER_ENABLED: 'false',

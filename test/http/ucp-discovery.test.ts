@@ -23,7 +23,7 @@ async function otherApp(overrides: Record<string, string>): Promise<TestApp> {
 /** A company whose UCP business is on (or off, when asked). */
 async function business(a: Pick<TestApp, 'services'> = ctx, enabled = true) {
   const { company } = await createCompanyWithKey(a.services);
-  await a.services.ucpSettings.set(company.id, { enabled });
+  await a.services.ucpSettings.set(company.id, { kind: 'cli', name: 'test' }, { enabled });
   return company;
 }
 
@@ -130,7 +130,7 @@ describe('UCP discovery by slug', () => {
   it('answers one identical 404 for a business that is off, an unknown slug, an inactive company and an unknown path', async () => {
     const off = await business(ctx, false);
     const inactive = (await createCompanyWithKey(ctx.services, { status: 'inactive' })).company;
-    await ctx.services.ucpSettings.set(inactive.id, { enabled: true });
+    await ctx.services.ucpSettings.set(inactive.id, { kind: 'cli', name: 'test' }, { enabled: true });
     const on = await business();
     const urls = [
       `/ucp/${off.slug}/.well-known/ucp`,
@@ -252,9 +252,9 @@ describe('UCP discovery by Host', () => {
     const hostA = `www.${a.slug}.example.in`;
     const hostB = `www.${b.slug}.example.in`;
     const hostOff = `www.${off.slug}.example.in`;
-    await ctx.services.ucpSettings.addHost(a.id, hostA);
-    await ctx.services.ucpSettings.addHost(b.id, `${hostB}:8443`);
-    await ctx.services.ucpSettings.addHost(off.id, hostOff);
+    await ctx.services.ucpSettings.addHost(a.id, { kind: 'cli', name: 'test' }, hostA);
+    await ctx.services.ucpSettings.addHost(b.id, { kind: 'cli', name: 'test' }, `${hostB}:8443`);
+    await ctx.services.ucpSettings.addHost(off.id, { kind: 'cli', name: 'test' }, hostOff);
 
     const asHost = (host: string) => get(ctx, '/.well-known/ucp', { headers: { host } });
     // the root profile: 2026-08-25's, its service a list of bindings

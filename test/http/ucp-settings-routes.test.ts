@@ -8,7 +8,7 @@ const ctx = useTestApp({ PUBLIC_URL: 'https://api.example.in' });
 /** A company with a key holding the `ucp` permission (and its plain key). */
 async function ucpCompany() {
   const co = await createCompanyWithKey(ctx.services);
-  const { key } = await ctx.services.keys.create(co.company.id, 'ucp admin', ['ucp']);
+  const { key } = await ctx.services.keys.create(co.company.id, { kind: 'cli', name: 'test' }, 'ucp admin', ['ucp']);
   return { ...co, ucp: { 'x-api-key': key } };
 }
 
@@ -77,7 +77,7 @@ describe('UCP settings over REST', () => {
   it('refuses a key without the ucp permission with 403 on every route, and changes nothing', async () => {
     const co = await ucpCompany();
     const plain = co.headers;
-    const hooks = { 'x-api-key': (await ctx.services.keys.create(co.company.id, 'hooks', ['webhooks', 'catalogue'])).key };
+    const hooks = { 'x-api-key': (await ctx.services.keys.create(co.company.id, { kind: 'cli', name: 'test' }, 'hooks', ['webhooks', 'catalogue'])).key };
     for (const headers of [plain, hooks]) {
       for (const [method, url, body] of [
         ['GET', '/ucp/settings'],
@@ -99,8 +99,12 @@ describe('UCP settings over REST', () => {
     const mine = await ucpCompany();
     const theirs = await ucpCompany();
     const host = `iso-${theirs.company.slug}.example.in`;
-    await ctx.services.ucpSettings.set(theirs.company.id, { enabled: true, hold_minutes: 99, privacy_url: 'https://theirs.example.in/p' });
-    await ctx.services.ucpSettings.addHost(theirs.company.id, host);
+    await ctx.services.ucpSettings.set(
+      theirs.company.id,
+      { kind: 'cli', name: 'test' },
+      { enabled: true, hold_minutes: 99, privacy_url: 'https://theirs.example.in/p' },
+    );
+    await ctx.services.ucpSettings.addHost(theirs.company.id, { kind: 'cli', name: 'test' }, host);
 
     // the key alone decides the company: whatever the request says, mine answers with mine
     const read = await ctx.app.inject({ url: `${BASE}/ucp/settings?company=${theirs.company.slug}`, headers: mine.ucp });

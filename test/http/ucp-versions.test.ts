@@ -29,16 +29,20 @@ async function business() {
   const s = await shop(ctx, [{ sku: 'ROSE', name: 'Red Rose Bouquet', variants: [{ sku: 'ROSE-1', name: '12 stems', selling_price: '35.00', stock: '5' }] }], {
     company: { slug: `ucp-${uid()}` },
   });
-  await ctx.services.ucpSettings.set(s.companyId, { enabled: true });
-  await ctx.services.shippingRates.create(s.companyId, {
-    id: 'std-ship',
-    title: 'Standard Shipping',
-    level: 'standard',
-    zone_kind: 'everywhere',
-    price: '5.00',
-    description: 'Arrives in 3 to 5 days',
-  });
-  await ctx.services.discountCodes.create(s.companyId, { code: '10OFF', title: '10% Off', kind: 'percentage', value: '10' });
+  await ctx.services.ucpSettings.set(s.companyId, { kind: 'cli', name: 'test' }, { enabled: true });
+  await ctx.services.shippingRates.create(
+    s.companyId,
+    { kind: 'cli', name: 'test' },
+    {
+      id: 'std-ship',
+      title: 'Standard Shipping',
+      level: 'standard',
+      zone_kind: 'everywhere',
+      price: '5.00',
+      description: 'Arrives in 3 to 5 days',
+    },
+  );
+  await ctx.services.discountCodes.create(s.companyId, { kind: 'cli', name: 'test' }, { code: '10OFF', title: '10% Off', kind: 'percentage', value: '10' });
   const slug = s.company.slug;
   const call = async (version: string, method: 'GET' | 'POST' | 'PUT', path: string, payload?: unknown, agent = AGENT, key = uid()) => {
     const res = await ctx.app.inject({

@@ -34,8 +34,12 @@ async function business({ enabled = true } = {}) {
   const s = await shop(ctx, [{ sku: 'ROSE', name: 'Red Rose Bouquet', variants: [{ sku: 'ROSE-1', name: '12 stems', selling_price: '35.00', stock: '5' }] }], {
     company: { slug: `mcp-${uid()}` },
   });
-  await ctx.services.ucpSettings.set(s.companyId, { enabled });
-  await ctx.services.shippingRates.create(s.companyId, { id: 'std', title: 'Standard', level: 'standard', zone_kind: 'everywhere', price: '5.00' });
+  await ctx.services.ucpSettings.set(s.companyId, { kind: 'cli', name: 'test' }, { enabled });
+  await ctx.services.shippingRates.create(
+    s.companyId,
+    { kind: 'cli', name: 'test' },
+    { id: 'std', title: 'Standard', level: 'standard', zone_kind: 'everywhere', price: '5.00' },
+  );
   const client = new Client({ name: 'vitest-checkout', version: '1.0.0' });
   const url = new URL(`${await listeningUrl(ctx)}/mcp`);
   await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers: { 'x-api-key': s.key } } }));

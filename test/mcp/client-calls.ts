@@ -65,10 +65,14 @@ export async function openShop(): Promise<Shop> {
     const origin = await ctx.app.listen({ host: '127.0.0.1', port: 0 });
     const { company, key } = await createCompanyWithKey(ctx.services);
     await addLocations(ctx.db, company.id);
-    await ctx.services.ucpSettings.set(company.id, { enabled: true });
+    await ctx.services.ucpSettings.set(company.id, { kind: 'cli', name: 'test' }, { enabled: true });
     // COD orders wait for their buyer's confirmation (confirm_cod_order); prepaid ones are as before
     await writeCodSettings(ctx.db, company.id, { confirm_before_booking: true });
-    await ctx.services.shippingRates.create(company.id, { id: 'std', title: 'Standard', level: 'standard', zone_kind: 'everywhere', price: '49.00' });
+    await ctx.services.shippingRates.create(
+      company.id,
+      { kind: 'cli', name: 'test' },
+      { id: 'std', title: 'Standard', level: 'standard', zone_kind: 'everywhere', price: '49.00' },
+    );
     await addProduct(ctx.db, company.id, {
       sku: 'SHIRT',
       name: 'Cotton Shirt',

@@ -25,9 +25,9 @@ afterAll(async () => {
   for (const c of clients) await c.close();
 });
 
-async function agent(rules: Parameters<typeof ctx.services.codSettings.set>[1]) {
+async function agent(rules: Parameters<typeof ctx.services.codSettings.set>[2]) {
   const s = await teeShop(ctx, '100');
-  await ctx.services.codSettings.set(s.companyId, rules);
+  await ctx.services.codSettings.set(s.companyId, { kind: 'cli', name: 'test' }, rules);
   const client = new Client({ name: 'vitest-cod', version: '1.0.0' });
   await client.connect(new StreamableHTTPClientTransport(new URL(`${await listeningUrl(ctx)}/mcp`), { requestInit: { headers: { 'x-api-key': s.key } } }));
   clients.push(client);

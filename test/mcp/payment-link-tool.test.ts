@@ -37,7 +37,11 @@ async function codShop() {
   const s = await teeShop(ctx);
   const acct = rzp.account();
   const webhookSecret = `whsec-${s.company.slug}-mcp`;
-  await ctx.services.payments.configure(s.companyId, { provider: 'razorpay', keyId: acct.keyId, keySecret: acct.keySecret, webhookSecret, baseUrl: rzp.url });
+  await ctx.services.payments.configure(
+    s.companyId,
+    { kind: 'cli', name: 'test' },
+    { provider: 'razorpay', keyId: acct.keyId, keySecret: acct.keySecret, webhookSecret, baseUrl: rzp.url },
+  );
   const origin = `http://127.0.0.1:${(ctx.app.server.address() as AddressInfo).port}`;
   rzp.webhook(acct, `${origin}${ctx.config.BASE_PATH}/payments/razorpay/webhook/${s.company.slug}`, webhookSecret);
   const order = (await post(ctx, s.headers, orderBody({ payment: 'cod' }))).body.data as { order_id: string; order_number: string };

@@ -41,7 +41,7 @@ beforeAll(async () => {
     { sku: 'RICE', name: 'Basmati Rice', unit: 'KG', tax_rate: '5', variants: [{ sku: 'RICE-LOOSE', selling_price: '120.50', stock: '25.500' }] },
   ]);
   // one key for every tool: the data-rights tools need the privacy permission
-  s = { ...s, headers: { 'x-api-key': (await direct.services.keys.create(s.companyId, 'tools', ['privacy'])).key } };
+  s = { ...s, headers: { 'x-api-key': (await direct.services.keys.create(s.companyId, { kind: 'cli', name: 'test' }, 'tools', ['privacy'])).key } };
   placed = orderBody({ customer: { name: 'Asha Rao', phone: PHONE }, items: [{ product_id: 'RICE-LOOSE', quantity: 1.5 }] });
   const res = await postOrder(direct, s.headers, placed);
   expect(res.status, JSON.stringify(res.body)).toBe(201);
@@ -56,18 +56,26 @@ beforeAll(async () => {
   // a COD order with its payment link made, so create_payment_link answers that live link on both roads
   rzp = await fakeRazorpay();
   const acct = rzp.account();
-  await direct.services.payments.configure(s.companyId, {
-    provider: 'razorpay',
-    keyId: acct.keyId,
-    keySecret: acct.keySecret,
-    webhookSecret: 'whsec-tool-answers',
-    baseUrl: rzp.url,
-  });
+  await direct.services.payments.configure(
+    s.companyId,
+    { kind: 'cli', name: 'test' },
+    {
+      provider: 'razorpay',
+      keyId: acct.keyId,
+      keySecret: acct.keySecret,
+      webhookSecret: 'whsec-tool-answers',
+      baseUrl: rzp.url,
+    },
+  );
   const cod = await postOrder(direct, s.headers, { ...placed, external_reference: 'tool-answers-cod', payment: 'cod' });
   codNumber = (cod.body as { data: { order_number: string } }).data.order_number;
   await direct.services.paymentLinks.create({ companyId: s.companyId }, codNumber, {});
-  await direct.services.ucpSettings.set(s.companyId, { enabled: true });
-  await direct.services.shippingRates.create(s.companyId, { id: 'std', title: 'Standard', level: 'standard', zone_kind: 'everywhere', price: '49.00' });
+  await direct.services.ucpSettings.set(s.companyId, { kind: 'cli', name: 'test' }, { enabled: true });
+  await direct.services.shippingRates.create(
+    s.companyId,
+    { kind: 'cli', name: 'test' },
+    { id: 'std', title: 'Standard', level: 'standard', zone_kind: 'everywhere', price: '49.00' },
+  );
   const business = (await direct.services.ucpSettings.byCompany(s.companyId))!;
   const line_items = [{ item: { id: 'SHIRT-RED-XL' }, quantity: 1 }];
   const fulfillment = {

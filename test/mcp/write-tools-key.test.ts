@@ -158,7 +158,7 @@ describe('a real /mcp call of a tool that writes', () => {
   it('with that key revoked through another instance: the same 401 as an unknown key, and nothing written', async () => {
     const s = await shop(a, TEE);
     expect((await placeOrder(s.key)).statusCode).toBe(200);
-    await a.services.keys.revoke(s.companyId, s.keyRecord.id);
+    await a.services.keys.revoke(s.companyId, { kind: 'cli', name: 'test' }, s.keyRecord.id);
     const before = await written(s.companyId);
     recorder.statements.length = 0;
     const refused = await placeOrder(s.key);

@@ -55,9 +55,9 @@ describe.each(kinds)('migration 0009 on %s: orders placed with the global sequen
         await migrate(db, before);
         const services = createServices({ db, config: testConfig() });
         const [a, b, c] = [
-          await services.companies.create({ name: 'A' }),
-          await services.companies.create({ name: 'B' }),
-          await services.companies.create({ name: 'C' }),
+          await services.companies.create({ kind: 'cli', name: 'test' }, { name: 'A' }),
+          await services.companies.create({ kind: 'cli', name: 'test' }, { name: 'B' }),
+          await services.companies.create({ kind: 'cli', name: 'test' }, { name: 'C' }),
         ];
         for (const co of [a, b])
           await db.query(sql`INSERT INTO customers (company_id, id, name, phone_e164) VALUES (${co.id}, 'cus_old', 'Old', '+919876543210')`);
@@ -105,7 +105,7 @@ describe.each(kinds)('migration 0009 on %s: orders placed with the global sequen
         expect(await place(c.id, 'c-new-1')).toBe('ORD-100001');
         expect(await place(b.id, 'b-new-2')).toBe('ORD-100006');
         // A company created after the migration has no counter yet: its first number is ORD-100001.
-        const d = await services.companies.create({ name: 'D' });
+        const d = await services.companies.create({ kind: 'cli', name: 'test' }, { name: 'D' });
         await addLocations(db, d.id);
         await addProduct(db, d.id, { sku: 'TEE', name: 'Tee', variants: [{ sku: 'TEE-M', selling_price: '299.00', stock: '100' }] });
         expect(

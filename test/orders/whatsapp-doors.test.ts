@@ -35,7 +35,7 @@ const messages = (s: { headers: Record<string, string> }, ref: string, query: st
 describe('GET /orders/{reference}/whatsapp-messages', () => {
   it('answers the order_details body to POST as it is, valid against the documented shape, its amounts the order’s', async () => {
     const s = await shop(ctx, products());
-    await ctx.services.whatsapp.set(s.companyId, SETTINGS);
+    await ctx.services.whatsapp.set(s.companyId, { kind: 'cli', name: 'test' }, SETTINGS);
     const o = await codOrder(s);
     const res = await messages(s, o.order_number, 'type=order_details&phone=98765%2043210');
     expect(res.status, JSON.stringify(res.body)).toBe(200);
@@ -60,7 +60,7 @@ describe('GET /orders/{reference}/whatsapp-messages', () => {
 
   it("carries the order's live payment link (the newest one not expired), else the configured way to pay", async () => {
     const s = await shop(ctx, products());
-    await ctx.services.whatsapp.set(s.companyId, SETTINGS);
+    await ctx.services.whatsapp.set(s.companyId, { kind: 'cli', name: 'test' }, SETTINGS);
     const o = await codOrder(s);
     const link = (id: string, url: string, status: string, expires: string | null, created: string) =>
       ctx.db.query(sql`INSERT INTO order_payment_links (company_id, id, order_id, provider, short_url, amount, status, expires_at, created_at)
@@ -106,7 +106,7 @@ describe('GET /orders/{reference}/whatsapp-messages', () => {
 describe('the MCP tool get_order_whatsapp_messages (official SDK client)', () => {
   it('returns the REST body; what cannot be built is a tool error with the REST error', async () => {
     const s = await shop(ctx, products());
-    await ctx.services.whatsapp.set(s.companyId, SETTINGS);
+    await ctx.services.whatsapp.set(s.companyId, { kind: 'cli', name: 'test' }, SETTINGS);
     const o = await codOrder(s);
     const base = await listeningUrl(ctx);
     const client = new Client({ name: 'vitest', version: '1.0.0' });
@@ -133,12 +133,16 @@ describe('the MCP tool get_order_whatsapp_messages (official SDK client)', () =>
 describe('order events carry the messages beside data', () => {
   it('order.created has the bill and the status, order.status_changed the new status, signed and byte-identical on a resend', async () => {
     const s = await shop(ctx, products());
-    await ctx.services.whatsapp.set(s.companyId, SETTINGS);
-    const endpoint = await ctx.services.webhooks.create(s.companyId, {
-      url: receiver.url,
-      events: ['order.created', 'order.status_changed'],
-      description: null,
-    });
+    await ctx.services.whatsapp.set(s.companyId, { kind: 'cli', name: 'test' }, SETTINGS);
+    const endpoint = await ctx.services.webhooks.create(
+      s.companyId,
+      { kind: 'cli', name: 'test' },
+      {
+        url: receiver.url,
+        events: ['order.created', 'order.status_changed'],
+        description: null,
+      },
+    );
     const o = await codOrder(s);
     await ctx.services.fulfilment.move(s.companyId, o.order_number, 'packed');
     const worker = createDeliveryWorker({ db: ctx.db, config: ctx.config, log: ctx.workerLog('webhook-worker') });
@@ -158,7 +162,7 @@ describe('order events carry the messages beside data', () => {
     await ctx.db.query(sql`UPDATE whatsapp_settings SET payment_configuration = 'changed-since' WHERE company_id = ${s.companyId}`);
     const firstRaw = mine[0].raw;
     await ctx.db.query(sql`UPDATE webhook_deliveries SET status = 'failed' WHERE company_id = ${s.companyId}`);
-    await ctx.services.webhooks.resend(s.companyId, mine[0].body.id);
+    await ctx.services.webhooks.resend(s.companyId, { kind: 'cli', name: 'test' }, mine[0].body.id);
     await worker.drainNow(s.companyId);
     const again = receiver.state.received.filter((r) => r.body.id === mine[0].body.id);
     expect(again.length).toBe(2);

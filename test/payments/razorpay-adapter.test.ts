@@ -22,13 +22,17 @@ beforeEach(() => {
 /** A company whose Razorpay account is one of the simulator's; its provider as the checkout gets it. */
 async function configured(acct = rzp.account()) {
   const { company } = await createCompanyWithKey(ctx.services);
-  await ctx.services.payments.configure(company.id, {
-    provider: 'razorpay',
-    keyId: acct.keyId,
-    keySecret: acct.keySecret,
-    webhookSecret: 'whsec-adapter-test-1',
-    baseUrl: rzp.url,
-  });
+  await ctx.services.payments.configure(
+    company.id,
+    { kind: 'cli', name: 'test' },
+    {
+      provider: 'razorpay',
+      keyId: acct.keyId,
+      keySecret: acct.keySecret,
+      webhookSecret: 'whsec-adapter-test-1',
+      baseUrl: rzp.url,
+    },
+  );
   return { company, acct, provider: await ctx.services.payments.provider(company.id) };
 }
 
@@ -83,7 +87,7 @@ describe('createOrder and fetchOrder', () => {
 describe('errors: retryable only when trying again may work', () => {
   it('wrong credentials: 401, not retryable, and the message names neither the secret nor the key', async () => {
     const { company, acct } = await configured();
-    await ctx.services.payments.configure(company.id, { provider: 'razorpay', keySecret: 'not-the-secret-123' });
+    await ctx.services.payments.configure(company.id, { kind: 'cli', name: 'test' }, { provider: 'razorpay', keySecret: 'not-the-secret-123' });
     const provider = await ctx.services.payments.provider(company.id);
     const err = await failure(provider.createOrder({ amountPaise: 1000, currency: 'INR', receipt: 'r-auth' }));
     expect([err.retryable, err.status]).toEqual([false, 401]);

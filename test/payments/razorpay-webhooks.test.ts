@@ -32,7 +32,11 @@ async function shop() {
   const { company } = await createCompanyWithKey(ctx.services);
   const acct = rzp.account();
   const webhookSecret = `whsec-${company.slug}-secret`;
-  await ctx.services.payments.configure(company.id, { provider: 'razorpay', keyId: acct.keyId, keySecret: acct.keySecret, webhookSecret, baseUrl: rzp.url });
+  await ctx.services.payments.configure(
+    company.id,
+    { kind: 'cli', name: 'test' },
+    { provider: 'razorpay', keyId: acct.keyId, keySecret: acct.keySecret, webhookSecret, baseUrl: rzp.url },
+  );
   rzp.webhook(acct, webhookUrl(company.slug), webhookSecret);
   const provider = await ctx.services.payments.provider(company.id);
   return { company, acct, webhookSecret, provider };
@@ -359,7 +363,11 @@ describe('a changed webhook secret', () => {
     const s = await shop();
     const { order } = await boundOrder(s);
     const [oldSigned] = (await rzp.pay(order.id, { hold: true })).deliveries;
-    const view = await ctx.services.payments.configure(s.company.id, { provider: 'razorpay', webhookSecret: 'whsec-the-new-one-0001' });
+    const view = await ctx.services.payments.configure(
+      s.company.id,
+      { kind: 'cli', name: 'test' },
+      { provider: 'razorpay', webhookSecret: 'whsec-the-new-one-0001' },
+    );
     expect(view.previous_webhook_secret_until).toBeInstanceOf(Date);
     const newSigned = { ...oldSigned, eventId: 'evt_new_secret_1', signature: razorpaySignature('whsec-the-new-one-0001', oldSigned.body) };
     expect(await rzp.deliver(oldSigned)).toEqual([200]);

@@ -46,7 +46,7 @@ function person(): Person {
 const needles = (p: Person) => [p.name, p.e164, `91${p.national}`, p.national, p.email, p.line1, p.line2].map((n) => n.toLowerCase());
 
 async function privacyHeaders(t: TestApp, companyId: string) {
-  const { key } = await t.services.keys.create(companyId, 'privacy admin', ['privacy']);
+  const { key } = await t.services.keys.create(companyId, { kind: 'cli', name: 'test' }, 'privacy admin', ['privacy']);
   return { 'x-api-key': key };
 }
 
@@ -172,7 +172,11 @@ describe('erasure over REST, proven by scanning the whole database and the logs'
     const p = person();
     const s = await shopWith(ctx);
     const other = await shopWith(ctx);
-    await ctx.services.webhooks.create(s.companyId, { url: 'http://127.0.0.1:9/hook', events: [...EVENT_TYPES], description: null });
+    await ctx.services.webhooks.create(
+      s.companyId,
+      { kind: 'cli', name: 'test' },
+      { url: 'http://127.0.0.1:9/hook', events: [...EVENT_TYPES], description: null },
+    );
 
     const orders: Record<string, { ref: string; id: string }> = {};
     for (const status of ['draft', 'confirmed', 'packed', 'shipped', 'delivered', 'cancelled', 'returned']) orders[status] = await orderIn(ctx, s, p, status);

@@ -79,7 +79,7 @@ describe.skipIf(!SERVER)('two instances, one PostgreSQL, one Redis', () => {
     expect((await call(b.base, '/catalog/categories', co.headers)).status).toBe(429);
     expect((await call(a.base, '/mcp', co.headers, tool)).status).toBe(429);
     // another key of the same company has its own budget
-    const other = await a.services.keys.create(co.company.id, 'second');
+    const other = await a.services.keys.create(co.company.id, { kind: 'cli', name: 'test' }, 'second');
     expect((await call(b.base, '/catalog/categories', { 'x-api-key': other.key })).status).toBe(200);
   });
 

@@ -52,7 +52,11 @@ describe.skipIf(!SERVER)('SIGKILL while events are produced and delivered', () =
     const companyId = co.company.id;
     await addLocations(testDb.db, companyId);
     await addProduct(testDb.db, companyId, { sku: 'E', name: 'Event item', variants: [{ sku: 'E-1', selling_price: '10.00', stock: '100000' }] });
-    const endpoint = await services.webhooks.create(companyId, { url: receiver.url, events: ['order.created'], description: null });
+    const endpoint = await services.webhooks.create(
+      companyId,
+      { kind: 'cli', name: 'test' },
+      { url: receiver.url, events: ['order.created'], description: null },
+    );
     receiver.state.delayMs = 20; // deliveries are in flight when the process dies
 
     const post = async (base: string, ref: string, i: number) => {

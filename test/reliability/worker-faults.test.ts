@@ -74,7 +74,11 @@ async function tenant(opts: { courier?: string } = {}) {
   await addProduct(testDb.db, companyId, { sku: 'W', name: 'Worker item', variants: [{ sku: 'W-1', selling_price: '250.00', stock: '1000' }] });
   if (opts.courier) {
     await testDb.db.query(sql`UPDATE companies SET auto_courier_booking = true WHERE id = ${companyId}`);
-    await services.fulfilment.configureCourier(companyId, { adapter: 'shiprocket', baseUrl: opts.courier, email: 'ops@shop.test', password: 'pw-secret' });
+    await services.fulfilment.configureCourier(
+      companyId,
+      { kind: 'cli', name: 'test' },
+      { adapter: 'shiprocket', baseUrl: opts.courier, email: 'ops@shop.test', password: 'pw-secret' },
+    );
   }
   const tenant = { companyId, keyId: co.keyRecord.id, keyPrefix: co.keyRecord.prefix, permissions: co.keyRecord.permissions };
   return { ...co, companyId, tenant };
@@ -182,7 +186,7 @@ describe.skipIf(!SERVER)('worker faults against the real process at its default 
     }
     const webhookTo = async (url: string) => {
       const t = await tenant();
-      await services.webhooks.create(t.companyId, { url, events: ['order.created'], description: null });
+      await services.webhooks.create(t.companyId, { kind: 'cli', name: 'test' }, { url, events: ['order.created'], description: null });
       return t;
     };
     const faults: Record<string, Fault> = {
@@ -267,7 +271,7 @@ describe.skipIf(!SERVER)('worker faults against the real process at its default 
     const courier = await fakeCourier();
     closers.push(receiver.close, courier.close);
     const hook = await tenant();
-    await services.webhooks.create(hook.companyId, { url: receiver.url, events: ['order.created'], description: null });
+    await services.webhooks.create(hook.companyId, { kind: 'cli', name: 'test' }, { url: receiver.url, events: ['order.created'], description: null });
     const booking = await tenant({ courier: courier.url });
     const pollErrors = async () =>
       (await metric('commerce_worker_errors_total', 'worker="webhooks",stage="poll"')) +

@@ -72,8 +72,8 @@ describe('keys never appear in logs', () => {
     const co = await createCompanyWithKey(a.services);
     await addLocations(a.db, co.company.id);
     await addProduct(a.db, co.company.id, { sku: 'LOG', name: 'Log item', variants: [{ sku: 'LOG-1', selling_price: '10.00', stock: '5' }] });
-    const revoked = await a.services.keys.create(co.company.id, 'to revoke');
-    await a.services.keys.revoke(co.company.id, revoked.record.id);
+    const revoked = await a.services.keys.create(co.company.id, { kind: 'cli', name: 'test' }, 'to revoke');
+    await a.services.keys.revoke(co.company.id, { kind: 'cli', name: 'test' }, revoked.record.id);
     const wrongSecret = `${co.key.split('_').slice(0, 2).join('_')}_${alnum(32)}`;
     const secrets = [co.key, co.key.split('_')[2], revoked.key, revoked.key.split('_')[2], wrongSecret.split('_')[2]];
 
@@ -161,9 +161,9 @@ describe('brute force from one address', () => {
     await addProduct(a.db, co.company.id, { sku: 'REV', name: 'Rev item', variants: [{ sku: 'REV-1', selling_price: '10.00', stock: '5' }] });
     /** A key this instance has served (so it is in memory), then revoked: its next request is checked in the statement. */
     const revokedInMemory = async () => {
-      const { key, record } = await a.services.keys.create(co.company.id, 'revoked');
+      const { key, record } = await a.services.keys.create(co.company.id, { kind: 'cli', name: 'test' }, 'revoked');
       expect((await a.app.inject({ url: `${BASE}/catalog/categories`, headers: { 'x-api-key': key }, remoteAddress: '10.68.0.1' })).statusCode).toBe(200);
-      await a.services.keys.revoke(co.company.id, record.id);
+      await a.services.keys.revoke(co.company.id, { kind: 'cli', name: 'test' }, record.id);
       return key;
     };
     const unknownKey = async () => `cok_${alnum(12)}_${alnum(32)}`;

@@ -250,7 +250,7 @@ describe('stock figures: PUT /catalog/stock and the CLI stock file', () => {
       { sku: 'SHIRT', name: 'Shirt', tax_rate: '12', variants: [{ sku: 'SHIRT-M', selling_price: '899.00', stock: { WH: '5' } }] },
       { sku: 'RICE', name: 'Rice', unit: 'KG', tax_rate: '5', variants: [{ sku: 'RICE-1', selling_price: '120.50', stock: { WH: '5.5' } }] },
     ]);
-    stockKey = { 'x-api-key': (await ctx.services.keys.create(s.companyId, 'inventory', ['catalogue'])).key };
+    stockKey = { 'x-api-key': (await ctx.services.keys.create(s.companyId, { kind: 'cli', name: 'test' }, 'inventory', ['catalogue'])).key };
   });
 
   it('takes every figure within the bounds, refuses the others naming each, and every reader still adds up', TIMEOUT, async () => {
@@ -318,14 +318,18 @@ describe('orders: POST /orders and MCP place_order, looked up and invoiced', () 
             { sku: 'SHIRT', name: 'Shirt', tax_rate: shirt.tax, variants: [{ sku: 'SHIRT-M', selling_price: shirt.price, stock: { WH: '999999999' } }] },
             { sku: 'RICE', name: 'Rice', unit: 'KG', tax_rate: rice.tax, variants: [{ sku: 'RICE-1', selling_price: rice.price, stock: { WH: MAX_ON_HAND } }] },
           ]);
-          await ctx.services.taxProfiles.set(s.companyId, {
-            legal_name: 'Bounds Traders',
-            gstin: '29AAGCB7383J1Z4',
-            address_line1: '1 MG Road',
-            city: 'Bengaluru',
-            state: 'Karnataka',
-            pincode: '560001',
-          });
+          await ctx.services.taxProfiles.set(
+            s.companyId,
+            { kind: 'cli', name: 'test' },
+            {
+              legal_name: 'Bounds Traders',
+              gstin: '29AAGCB7383J1Z4',
+              address_line1: '1 MG Road',
+              city: 'Bengaluru',
+              state: 'Karnataka',
+              pincode: '560001',
+            },
+          );
           const lines = [
             { product_id: 'SHIRT-M', quantity: shirtQty, price: shirt.price, whole: true },
             { product_id: 'RICE-1', quantity: riceQty, price: rice.price, whole: false },

@@ -85,8 +85,12 @@ describe('personal data never reaches the logs', () => {
     await mcp(3, 'place_order', order('pd-5'));
     await mcp(4, 'place_order', order('pd-6', { customer: { name: 'M', phone: 'abc' } }));
     // UCP's checkout tools: a buyer and a destination, completed; a second checkout refused at completion (a bad PIN)
-    await a.services.ucpSettings.set(co.company.id, { enabled: true });
-    await a.services.shippingRates.create(co.company.id, { id: 'std', title: 'Standard', level: 'standard', zone_kind: 'everywhere', price: '5.00' });
+    await a.services.ucpSettings.set(co.company.id, { kind: 'cli', name: 'test' }, { enabled: true });
+    await a.services.shippingRates.create(
+      co.company.id,
+      { kind: 'cli', name: 'test' },
+      { id: 'std', title: 'Standard', level: 'standard', zone_kind: 'everywhere', price: '5.00' },
+    );
     const checkout = (pin: string) => ({
       line_items: [{ item: { id: 'PD-1' }, quantity: 1 }],
       buyer: { first_name: 'Meera', last_name: 'Iyer', email: EMAIL, phone_number: PHONE },

@@ -67,7 +67,7 @@ describe('request logs at the default level', () => {
   it('every route, with phones, e-mails, feed secrets, signatures and keys in every place they go: none reaches the log or the metrics', async () => {
     const s = await shop(a, [{ sku: 'LOGS', name: 'Log Lamp', variants: [{ sku: 'LOGS-1', selling_price: '100.00', stock: '50' }] }]);
     const key = { 'x-api-key': s.key };
-    const full = await a.services.keys.create(s.companyId, 'all', ['webhooks', 'catalogue', 'ucp', 'cod', 'privacy']);
+    const full = await a.services.keys.create(s.companyId, { kind: 'cli', name: 'test' }, 'all', ['webhooks', 'catalogue', 'ucp', 'cod', 'privacy', 'audit']);
     const admin = { 'x-api-key': full.key };
     const json = { 'content-type': 'application/json' };
 
@@ -89,19 +89,23 @@ describe('request logs at the default level', () => {
     const photo = new URL((await a.services.media.linker('https://api.example.in'))(`${s.companyId}/lamp.jpg`));
     const photoSig = photo.searchParams.get('sig')!;
     const photoExpires = photo.searchParams.get('expires')!;
-    const { token: feedToken } = await a.services.feeds.rotate(s.companyId, 'https://shop.example.in/p/{sku}');
-    const courier = await a.services.fulfilment.configureCourier(s.companyId, { adapter: 'manual' });
+    const { token: feedToken } = await a.services.feeds.rotate(s.companyId, { kind: 'cli', name: 'test' }, 'https://shop.example.in/p/{sku}');
+    const courier = await a.services.fulfilment.configureCourier(s.companyId, { kind: 'cli', name: 'test' }, { adapter: 'manual' });
     const callbackBody = JSON.stringify({ order_reference: REFERENCE, status: 'in_transit' });
     const callbackSignature = signCallback(courier.callback_secret!, callbackBody);
     const unknownCallbackBody = JSON.stringify({ order_reference: UNKNOWN_REFERENCE, status: 'in_transit' });
     // a Razorpay account and a payment event carrying the buyer's phone and e-mail, as Razorpay sends them
     const razorpaySecret = 'whsec-request-logs-0001';
-    await a.services.payments.configure(s.companyId, {
-      provider: 'razorpay',
-      keyId: 'rzp_test_RequestLogs01',
-      keySecret: 'rzp-key-secret-logs',
-      webhookSecret: razorpaySecret,
-    });
+    await a.services.payments.configure(
+      s.companyId,
+      { kind: 'cli', name: 'test' },
+      {
+        provider: 'razorpay',
+        keyId: 'rzp_test_RequestLogs01',
+        keySecret: 'rzp-key-secret-logs',
+        webhookSecret: razorpaySecret,
+      },
+    );
     const razorpayBody = JSON.stringify({
       event: 'payment.captured',
       payload: {
@@ -121,8 +125,12 @@ describe('request logs at the default level', () => {
       payload: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } },
     });
     // a buyer's UCP checkout with their phone, e-mail and address: one completed into an order before, one through the list
-    await a.services.ucpSettings.set(s.companyId, { enabled: true });
-    await a.services.shippingRates.create(s.companyId, { id: 'std', title: 'Standard', level: 'standard', zone_kind: 'everywhere', price: '40.00' });
+    await a.services.ucpSettings.set(s.companyId, { kind: 'cli', name: 'test' }, { enabled: true });
+    await a.services.shippingRates.create(
+      s.companyId,
+      { kind: 'cli', name: 'test' },
+      { id: 'std', title: 'Standard', level: 'standard', zone_kind: 'everywhere', price: '40.00' },
+    );
     const ucp = `/ucp/${s.company.slug}/2026-01-11`;
     const ucp0408 = `/ucp/${s.company.slug}/2026-04-08`;
     const ucp0825 = `/ucp/${s.company.slug}/2026-08-25`;
@@ -207,6 +215,9 @@ describe('request logs at the default level', () => {
       // the company's COD settings, a COD order its rules refuse, and the availability check with the buyer's phone
       { method: 'PUT', url: `${BASE}/cod/settings?${personal}`, headers: admin, payload: { blocked_pincodes: ['560038'], rto_threshold: 0 } },
       { url: `${BASE}/cod/settings?${personal}`, headers: admin },
+      // the audit trail, asked for one action named by an e-mail (refused) and paged
+      { url: `${BASE}/audit?${personal}&action=${q(EMAIL)}`, headers: admin },
+      { url: `${BASE}/audit?limit=1&before=${DIGITS.slice(0, 6)}`, headers: admin },
       { method: 'POST', url: `${BASE}/orders`, headers: key, payload: { ...body, external_reference: `${UNKNOWN_REFERENCE}-cod`, payment: 'cod' } },
       { url: `${BASE}/cod/availability?${personal}&pincode=560038&amount=${DIGITS.slice(0, 6)}`, headers: key },
       { url: `${BASE}/cod/availability?phone=${q(`0${UNKNOWN_PHONE_DIGITS}`)}`, headers: key },

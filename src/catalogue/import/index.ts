@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AppError, type FieldIssue } from '../../contract/errors.js';
 import type { Db } from '../../db/index.js';
+import { recordAudit, type Actor } from '../../db/audit-log.js';
 import { analyzeCatalogue } from '../catalogue.queries.js';
 import { checkCatalogue } from './check.js';
 import { exportCatalogue } from './export.js';
@@ -63,7 +64,13 @@ function withoutPhotos(input: unknown, failed: Set<string>): unknown {
  */
 export function createCatalogueImportService({ db, mediaDir, photoFetch = DEFAULT_PHOTO_FETCH }: { db: Db; mediaDir: string; photoFetch?: PhotoFetchPolicy }) {
   /** Checks everything, copies photos (content-addressed, so re-imports reuse them), then writes in one transaction. */
-  async function importCatalogue(companyId: string, input: unknown, opts: ImportOptions): Promise<ImportSummary> {
+  async function importCatalogue(
+    companyId: string,
+    actor: Actor,
+    input: unknown,
+    opts: ImportOptions,
+    format: 'json' | StorefrontFormat = 'json',
+  ): Promise<ImportSummary> {
     const urls = photoUrls(input);
     const dir = urls.length ? mkdtempSync(join(tmpdir(), 'import-photos-')) : undefined;
     try {
@@ -78,7 +85,12 @@ export function createCatalogueImportService({ db, mediaDir, photoFetch = DEFAUL
       }
       const { file, photos } = await checkCatalogue(db, companyId, input, opts.baseDir, fetched);
       copyPhotos(mediaDir, companyId, photos.values());
-      const summary = await db.tx((tx) => writeCatalogue(tx, companyId, file, photos, opts.onProgress));
+      const summary = await db.tx(async (tx) => {
+        const written = await writeCatalogue(tx, companyId, file, photos, opts.onProgress);
+        // counts only; a seller block in the file also set the tax profile
+        await recordAudit(tx, companyId, actor, { action: 'catalogue.imported', detail: { format, ...written, tax_profile: Boolean(file.seller) } });
+        return written;
+      });
       await analyzeCatalogue(db);
       return summary;
     } finally {
@@ -87,7 +99,7 @@ export function createCatalogueImportService({ db, mediaDir, photoFetch = DEFAUL
   }
 
   return {
-    importCatalogue,
+    importCatalogue: (companyId: string, actor: Actor, input: unknown, opts: ImportOptions) => importCatalogue(companyId, actor, input, opts),
 
     /**
      * A Shopify or WooCommerce product export: read into our format (every problem with its line and column), then
@@ -96,6 +108,7 @@ export function createCatalogueImportService({ db, mediaDir, photoFetch = DEFAUL
      */
     async importStorefront(
       companyId: string,
+      actor: Actor,
       text: string,
       opts: StorefrontImportOptions,
     ): Promise<{ format: StorefrontFormat; summary: ImportSummary; notes: string[] }> {
@@ -110,7 +123,7 @@ export function createCatalogueImportService({ db, mediaDir, photoFetch = DEFAUL
       });
       const notes = [...converted.notes];
       try {
-        const summary = await importCatalogue(companyId, converted.file, { ...opts, onNote: (n) => notes.push(n) });
+        const summary = await importCatalogue(companyId, actor, converted.file, { ...opts, onNote: (n) => notes.push(n) }, converted.format);
         return { format: converted.format, summary, notes };
       } catch (err) {
         // the import's own problems (a SKU taken by another product, a photo, a price below MRP) told by line and column

@@ -93,10 +93,14 @@ export const catalogCommands: CommandGroup = {
             () => text,
             (t): unknown => JSON.parse(t),
           ); // the text already read
-          summary = await ctx.services.catalogueImport.importCatalogue(company.id, input, { ...opts, baseDir: dirname(path), onNote: (n) => notes.push(n) });
+          summary = await ctx.services.catalogueImport.importCatalogue(company.id, ctx.actor, input, {
+            ...opts,
+            baseDir: dirname(path),
+            onNote: (n) => notes.push(n),
+          });
         } else {
           const taxMap = values['tax-map'] ? readInput(ctx, str(values['tax-map'])!, (t) => t).value : undefined;
-          const result = await ctx.services.catalogueImport.importStorefront(company.id, text, {
+          const result = await ctx.services.catalogueImport.importStorefront(company.id, ctx.actor, text, {
             ...opts,
             baseDir: dirname(path),
             format: format as StorefrontFormat | undefined,
@@ -189,7 +193,7 @@ export const catalogCommands: CommandGroup = {
       const lines: string[] = [];
       const result: Record<string, unknown> = {};
       if (values.template || values.rotate) {
-        const { token, template } = await ctx.services.feeds.rotate(company.id, str(values.template));
+        const { token, template } = await ctx.services.feeds.rotate(company.id, ctx.actor, str(values.template));
         result.url = `${origin}/feeds/meta/${company.id}/${token}.csv`;
         result.template = template;
         lines.push(`feed URL for Meta Commerce Manager (shown once; --rotate replaces it):\n  ${String(result.url)}`, `product links: ${template}`);

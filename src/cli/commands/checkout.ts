@@ -106,7 +106,7 @@ export const checkoutCommands: CommandGroup = {
       'add a shipping rate: per level (standard, express) a destination gets the most specific zone holding it (PIN codes, states, countries, everywhere)',
     async run(args, ctx) {
       const { values, pos } = parse(args, RATE_FLAGS, ['rate id']);
-      const call = ctx.services.shippingRates.create((await companyId(ctx, values))!, { id: pos[0], ...rateFields(values) });
+      const call = ctx.services.shippingRates.create((await companyId(ctx, values))!, ctx.actor, { id: pos[0], ...rateFields(values) });
       const rate = await withHint(call, 'id', 'change it with `shipping-rate update`');
       show(ctx, rate, RATE_COLUMNS, [rateRow(rate)]);
     },
@@ -126,7 +126,7 @@ export const checkoutCommands: CommandGroup = {
     async run(args, ctx) {
       const { values, pos } = parse(args, { ...RATE_FLAGS, active: { type: 'string' } }, ['rate id']);
       const patch = { ...rateFields(values), active: bool(str(values.active), 'active') };
-      const rate = await ctx.services.shippingRates.update((await companyId(ctx, values))!, pos[0], patch);
+      const rate = await ctx.services.shippingRates.update((await companyId(ctx, values))!, ctx.actor, pos[0], patch);
       show(ctx, rate, RATE_COLUMNS, [rateRow(rate)]);
     },
   },
@@ -135,7 +135,7 @@ export const checkoutCommands: CommandGroup = {
     summary: 'stop offering a shipping rate (kept inactive; `shipping-rate add` with its id makes it anew)',
     async run(args, ctx) {
       const { values, pos } = parse(args, companyFlag, ['rate id']);
-      const rate = await ctx.services.shippingRates.remove((await companyId(ctx, values))!, pos[0]);
+      const rate = await ctx.services.shippingRates.remove((await companyId(ctx, values))!, ctx.actor, pos[0]);
       show(ctx, rate, RATE_COLUMNS, [rateRow(rate)]);
     },
   },
@@ -144,7 +144,7 @@ export const checkoutCommands: CommandGroup = {
     summary: 'add a discount code (buyers type it in any case; codes apply in the order entered, each to what the earlier left)',
     async run(args, ctx) {
       const { values, pos } = parse(args, CODE_FLAGS, ['code']);
-      const call = ctx.services.discountCodes.create((await companyId(ctx, values))!, { code: pos[0], ...codeFields(values) });
+      const call = ctx.services.discountCodes.create((await companyId(ctx, values))!, ctx.actor, { code: pos[0], ...codeFields(values) });
       const code = await withHint(call, 'code', 'change it with `discount update`');
       show(ctx, code, CODE_COLUMNS, [codeRow(code)]);
     },
@@ -164,7 +164,7 @@ export const checkoutCommands: CommandGroup = {
     async run(args, ctx) {
       const { values, pos } = parse(args, { ...CODE_FLAGS, active: { type: 'string' } }, ['code']);
       const patch = { ...codeFields(values), active: bool(str(values.active), 'active') };
-      const code = await ctx.services.discountCodes.update((await companyId(ctx, values))!, pos[0], patch);
+      const code = await ctx.services.discountCodes.update((await companyId(ctx, values))!, ctx.actor, pos[0], patch);
       show(ctx, code, CODE_COLUMNS, [codeRow(code)]);
     },
   },
@@ -173,7 +173,7 @@ export const checkoutCommands: CommandGroup = {
     summary: 'stop a discount code applying to checkouts (kept: orders name it; `discount update --active true` turns it back on)',
     async run(args, ctx) {
       const { values, pos } = parse(args, companyFlag, ['code']);
-      const code = await ctx.services.discountCodes.disable((await companyId(ctx, values))!, pos[0]);
+      const code = await ctx.services.discountCodes.disable((await companyId(ctx, values))!, ctx.actor, pos[0]);
       show(ctx, code, CODE_COLUMNS, [codeRow(code)]);
     },
   },

@@ -83,7 +83,7 @@ export const codCommands: CommandGroup = {
             .map((f) => `--${f}`)
             .join(', ')}`,
         );
-      showSettings(ctx, await ctx.services.codSettings.set((await companyId(ctx, values))!, input));
+      showSettings(ctx, await ctx.services.codSettings.set((await companyId(ctx, values))!, ctx.actor, input));
     },
   },
 };

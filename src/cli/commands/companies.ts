@@ -79,7 +79,7 @@ export const companyCommands: CommandGroup = {
       const { values } = parse(args, companyFlags);
       const name = str(values.name);
       if (!name) throw new UsageError('--name is required');
-      const company = await ctx.services.companies.create({ ...companyPatch(values), name, slug: str(values.slug) });
+      const company = await ctx.services.companies.create(ctx.actor, { ...companyPatch(values), name, slug: str(values.slug) });
       show(ctx, company, COMPANY_COLUMNS, [company]);
     },
   },
@@ -99,7 +99,7 @@ export const companyCommands: CommandGroup = {
       const { values, pos } = parse(args, companyFlags, ['id|slug?']);
       if (!pos[0]) throw new UsageError('name the company: company update <id|slug>');
       if (values.slug) throw new UsageError('a slug cannot be changed');
-      const company = await ctx.services.companies.update(pos[0], companyPatch(values));
+      const company = await ctx.services.companies.update(pos[0], ctx.actor, companyPatch(values));
       show(ctx, company, COMPANY_COLUMNS, [company]);
     },
   },
@@ -112,7 +112,9 @@ export const companyCommands: CommandGroup = {
       const { values, pos } = parse(args, TAX_FLAGS, ['id|slug']);
       const company = await ctx.services.companies.get(pos[0]);
       const patch = taxPatch(values);
-      const profile = Object.keys(patch).length ? await ctx.services.taxProfiles.set(company.id, patch) : await ctx.services.taxProfiles.get(company.id);
+      const profile = Object.keys(patch).length
+        ? await ctx.services.taxProfiles.set(company.id, ctx.actor, patch)
+        : await ctx.services.taxProfiles.get(company.id);
       if (!profile) {
         ctx.out(ctx.json ? 'null' : `${company.slug} has no tax profile yet: its invoices name the company only, as an unregistered supplier`);
         return;

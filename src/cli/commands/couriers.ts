@@ -19,7 +19,7 @@ export const courierCommands: CommandGroup = {
       );
       const adapter = str(values.adapter);
       if (!adapter || !isAdapterName(adapter)) throw new UsageError(`--adapter must be one of ${COURIER_ADAPTERS.join(', ')}`);
-      const result = await ctx.services.fulfilment.configureCourier((await companyId(ctx, values))!, {
+      const result = await ctx.services.fulfilment.configureCourier((await companyId(ctx, values))!, ctx.actor, {
         adapter,
         baseUrl: str(values['base-url']),
         email: str(values.email),

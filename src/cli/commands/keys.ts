@@ -28,7 +28,7 @@ export const keyCommands: CommandGroup = {
         .flatMap((p) => p.split(','))
         .map((p) => oneOf(p.trim(), PERMISSIONS, '--permission') as Permission);
       const company = await ctx.services.companies.get(str(values.company)!);
-      const { key, record } = await ctx.services.keys.create(company.id, str(values.name), extra);
+      const { key, record } = await ctx.services.keys.create(company.id, ctx.actor, str(values.name), extra);
       if (ctx.json) ctx.out(JSON.stringify({ key, ...record }, null, 2));
       else {
         ctx.out(printTable([record], KEY_COLUMNS));
@@ -55,7 +55,7 @@ export const keyCommands: CommandGroup = {
       if (!str(values.company)) throw new UsageError('--company is required');
       if (!pos[0]) throw new UsageError('name the key: its id (key_…) or prefix (cok_…)');
       const company = await ctx.services.companies.get(str(values.company)!);
-      const record = await ctx.services.keys.revoke(company.id, pos[0]);
+      const record = await ctx.services.keys.revoke(company.id, ctx.actor, pos[0]);
       show(ctx, record, KEY_COLUMNS, [record]);
     },
   },

@@ -33,7 +33,7 @@ export const paymentCommands: CommandGroup = {
     async run(args, ctx) {
       const { values, pos } = parse(args, { company: f, 'key-id': f, 'key-secret': f, 'webhook-secret': f, 'base-url': f }, ['provider']);
       if (pos[0] !== 'razorpay') throw new UsageError(`the provider must be razorpay, not "${pos[0].slice(0, 40)}"`);
-      const view = await ctx.services.payments.configure((await companyId(ctx, values))!, {
+      const view = await ctx.services.payments.configure((await companyId(ctx, values))!, ctx.actor, {
         provider: 'razorpay',
         keyId: str(values['key-id']),
         keySecret: str(values['key-secret']) ?? ctx.env.RAZORPAY_KEY_SECRET,

@@ -42,7 +42,7 @@ async function change(args: string[], ctx: CommandContext, fixed: Pick<UcpSettin
     if (value !== undefined) input[field] = value.trim() === '' ? null : value;
   }
   if (Object.keys(input).length === 0) throw new UsageError('name at least one of --hold-minutes, --privacy-url, --terms-url');
-  const settings = await ctx.services.ucpSettings.set((await companyId(ctx, values))!, input);
+  const settings = await ctx.services.ucpSettings.set((await companyId(ctx, values))!, ctx.actor, input);
   const view = settingsView(ctx, settings);
   show(ctx, view, SETTINGS_COLUMNS, [view]);
 }
@@ -82,7 +82,7 @@ export const ucpCommands: CommandGroup = {
     summary: "serve the company's UCP profile at https://<host>/.well-known/ucp (a host serves one company only)",
     async run(args, ctx) {
       const { values, pos } = parse(args, companyFlag, ['host']);
-      const host = await ctx.services.ucpSettings.addHost((await companyId(ctx, values))!, pos[0]);
+      const host = await ctx.services.ucpSettings.addHost((await companyId(ctx, values))!, ctx.actor, pos[0]);
       show(ctx, host, HOST_COLUMNS, [host]);
     },
   },
@@ -91,7 +91,7 @@ export const ucpCommands: CommandGroup = {
     summary: 'stop answering /.well-known/ucp for that host',
     async run(args, ctx) {
       const { values, pos } = parse(args, companyFlag, ['host']);
-      const removed = await ctx.services.ucpSettings.removeHost((await companyId(ctx, values))!, pos[0]);
+      const removed = await ctx.services.ucpSettings.removeHost((await companyId(ctx, values))!, ctx.actor, pos[0]);
       show(ctx, removed, [{ key: 'host', title: 'REMOVED' }], [removed]);
     },
   },

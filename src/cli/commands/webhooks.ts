@@ -38,7 +38,7 @@ export const webhookCommands: CommandGroup = {
         .split(',')
         .map((e) => oneOf(e.trim(), EVENT_CHOICES, '--events')!);
       const events = subscribedEvents(listed);
-      const created = await ctx.services.webhooks.create(company!, { url: str(values.url)!, events, description: str(values.description) ?? null });
+      const created = await ctx.services.webhooks.create(company!, ctx.actor, { url: str(values.url)!, events, description: str(values.description) ?? null });
       if (ctx.json) return ctx.out(JSON.stringify(created, null, 2));
       const { secret, ...endpoint } = created;
       ctx.out(printTable([endpoint], ENDPOINT_COLUMNS));
@@ -59,7 +59,7 @@ export const webhookCommands: CommandGroup = {
     summary: 'remove an endpoint; its pending deliveries are given up',
     async run(args, ctx) {
       const { values, pos } = parse(args, companyFlag, ['endpoint id']);
-      const removed = await ctx.services.webhooks.remove((await companyId(ctx, values))!, pos[0]);
+      const removed = await ctx.services.webhooks.remove((await companyId(ctx, values))!, ctx.actor, pos[0]);
       show(ctx, removed, [{ key: 'id', title: 'REMOVED' }], [removed]);
     },
   },
@@ -68,7 +68,7 @@ export const webhookCommands: CommandGroup = {
     summary: 'turn a disabled endpoint on again (same secret); then `webhook resend --all-failed` if wanted',
     async run(args, ctx) {
       const { values, pos } = parse(args, companyFlag, ['endpoint id']);
-      const endpoint = await ctx.services.webhooks.enable((await companyId(ctx, values))!, pos[0]);
+      const endpoint = await ctx.services.webhooks.enable((await companyId(ctx, values))!, ctx.actor, pos[0]);
       show(ctx, endpoint, ENDPOINT_COLUMNS, [endpoint]);
     },
   },
@@ -77,7 +77,7 @@ export const webhookCommands: CommandGroup = {
     summary: 'a new signing secret (printed once); the previous one keeps signing during the grace period',
     async run(args, ctx) {
       const { values, pos } = parse(args, companyFlag, ['endpoint id']);
-      const rotated = await ctx.services.webhooks.rotate((await companyId(ctx, values))!, pos[0]);
+      const rotated = await ctx.services.webhooks.rotate((await companyId(ctx, values))!, ctx.actor, pos[0]);
       if (ctx.json) return ctx.out(JSON.stringify(rotated, null, 2));
       ctx.out(`New signing secret for ${rotated.id} (shown only this once):\n\n    ${rotated.secret}\n`);
       ctx.out(`The previous secret also signs until ${rotated.previous_secret_valid_until}.`);
@@ -88,7 +88,7 @@ export const webhookCommands: CommandGroup = {
     summary: 'send a signed webhook.test event now and print what the endpoint answered',
     async run(args, ctx) {
       const { values, pos } = parse(args, companyFlag, ['endpoint id']);
-      const result = await ctx.services.webhooks.test((await companyId(ctx, values))!, pos[0]);
+      const result = await ctx.services.webhooks.test((await companyId(ctx, values))!, ctx.actor, pos[0]);
       show(
         ctx,
         result,
@@ -122,7 +122,7 @@ export const webhookCommands: CommandGroup = {
     async run(args, ctx) {
       const { values, pos } = parse(args, { ...companyFlag, 'all-failed': { type: 'boolean' } }, ['event id?']);
       if (!pos[0] === !values['all-failed']) throw new UsageError('name one event id, or pass --all-failed');
-      const result = await ctx.services.webhooks.resend((await companyId(ctx, values))!, pos[0] ?? null);
+      const result = await ctx.services.webhooks.resend((await companyId(ctx, values))!, ctx.actor, pos[0] ?? null);
       show(ctx, result, [{ key: 'resent', title: 'RESENT' }], [result]);
     },
   },

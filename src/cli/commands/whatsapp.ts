@@ -51,7 +51,7 @@ export const whatsappCommands: CommandGroup = {
         if (value !== undefined) change[field] = value === 'none' ? null : value;
       }
       if (Object.keys(change).length === 0) throw new UsageError(`name at least one of ${SETTINGS.map(([f]) => `--${f}`).join(', ')}`);
-      showSettings(ctx, await ctx.services.whatsapp.set((await companyId(ctx, values))!, change));
+      showSettings(ctx, await ctx.services.whatsapp.set((await companyId(ctx, values))!, ctx.actor, change));
     },
   },
 };

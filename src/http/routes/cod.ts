@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Services } from '../../services.js';
+import { keyActor } from '../../keys/keys.service.js';
 import { errorResponses } from '../../contract/error-responses.js';
 import { codAvailabilityQuery, codAvailabilitySchema, codSettingsBody, codSettingsSchema } from '../../contract/cod.js';
 
@@ -25,7 +26,7 @@ export function registerCodRoutes(api: FastifyInstance, { codSettings, codRules 
       bodyLimit: 16 * 1024,
       schema: { body: codSettingsBody, response: { 200: settingsResponse, ...errorResponses([400, 401, 403, 413, 415, 429, 500]) } },
     },
-    async (req) => ({ data: await codSettings.set(req.tenant.companyId, req.body) }),
+    async (req) => ({ data: await codSettings.set(req.tenant.companyId, keyActor(req.tenant), req.body) }),
   );
 
   app.get(

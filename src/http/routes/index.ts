@@ -19,6 +19,7 @@ import { registerUcpRoutes } from './ucp.js';
 import { registerPaymentWebhookRoutes } from './payment-webhooks.js';
 import { registerCodRoutes } from './cod.js';
 import { registerPrivacyRoutes } from './privacy.js';
+import { registerAuditRoutes } from './audit.js';
 import { registerMcpRoutes } from '../../mcp/mcp.routes.js';
 import type { OverloadState } from '../overload.js';
 import { registerPublicLimits } from '../public-rate-limit.js';
@@ -66,6 +67,7 @@ export async function registerApiRoutes(
   registerUcpSettingsRoutes(api, services);
   registerCodRoutes(api, services);
   registerPrivacyRoutes(api, services);
+  registerAuditRoutes(api, services);
   await registerCatalogueRoutes(api, services);
   registerStockRoutes(api, services);
   registerMcpRoutes(api, services, observe.toolCalled, observe.mcpDirectToolCalls);

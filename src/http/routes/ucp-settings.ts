@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Services } from '../../services.js';
+import { keyActor } from '../../keys/keys.service.js';
 import type { UcpSettings } from '../../checkout/ucp-settings.service.js';
 import { ucpDiscoveryUrl } from '../../checkout/ucp-profile.js';
 import { errorResponses } from '../../contract/error-responses.js';
@@ -25,7 +26,7 @@ export function registerUcpSettingsRoutes(api: FastifyInstance, { ucpSettings, m
       bodyLimit: 8 * 1024,
       schema: { body: ucpSettingsBody, response: { 200: settingsResponse, ...errorResponses([400, 401, 403, 413, 415, 429, 500]) } },
     },
-    async (req) => ({ data: view(req, await ucpSettings.set(req.tenant.companyId, req.body)) }),
+    async (req) => ({ data: view(req, await ucpSettings.set(req.tenant.companyId, keyActor(req.tenant), req.body)) }),
   );
 
   app.get(
@@ -44,7 +45,7 @@ export function registerUcpSettingsRoutes(api: FastifyInstance, { ucpSettings, m
         response: { 201: z.object({ data: ucpHostSchema }), ...errorResponses([400, 401, 403, 409, 413, 415, 429, 500], ['conflict']) },
       },
     },
-    async (req, reply) => reply.status(201).send({ data: await ucpSettings.addHost(req.tenant.companyId, req.body.host) }),
+    async (req, reply) => reply.status(201).send({ data: await ucpSettings.addHost(req.tenant.companyId, keyActor(req.tenant), req.body.host) }),
   );
 
   app.delete(
@@ -56,6 +57,6 @@ export function registerUcpSettingsRoutes(api: FastifyInstance, { ucpSettings, m
         response: { 200: z.object({ data: z.object({ host: z.string(), removed: z.literal(true) }) }), ...errorResponses([400, 401, 403, 404, 429, 500]) },
       },
     },
-    async (req) => ({ data: await ucpSettings.removeHost(req.tenant.companyId, req.params.host) }),
+    async (req) => ({ data: await ucpSettings.removeHost(req.tenant.companyId, keyActor(req.tenant), req.params.host) }),
   );
 }

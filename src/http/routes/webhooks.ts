@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Services } from '../../services.js';
+import { keyActor } from '../../keys/keys.service.js';
 import { errorResponses } from '../../contract/error-responses.js';
 import { createdWebhookSchema, createWebhookBody, webhookEndpointSchema, webhookIdParams } from '../../contract/webhooks.js';
 
@@ -20,7 +21,7 @@ export function registerWebhookRoutes(api: FastifyInstance, { webhooks }: Pick<S
         response: { 201: z.object({ data: createdWebhookSchema }), ...errorResponses([400, 401, 403, 413, 415, 422, 429, 500]) },
       },
     },
-    async (req, reply) => reply.status(201).send({ data: await webhooks.create(req.tenant.companyId, req.body) }),
+    async (req, reply) => reply.status(201).send({ data: await webhooks.create(req.tenant.companyId, keyActor(req.tenant), req.body) }),
   );
 
   app.get(
@@ -38,6 +39,6 @@ export function registerWebhookRoutes(api: FastifyInstance, { webhooks }: Pick<S
         response: { 200: z.object({ data: z.object({ id: z.string(), removed: z.literal(true) }) }), ...errorResponses([400, 401, 403, 404, 429, 500]) },
       },
     },
-    async (req) => ({ data: await webhooks.remove(req.tenant.companyId, req.params.id) }),
+    async (req) => ({ data: await webhooks.remove(req.tenant.companyId, keyActor(req.tenant), req.params.id) }),
   );
 }
