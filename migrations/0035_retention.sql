@@ -13,6 +13,9 @@ CREATE INDEX ucp_order_deliveries_finished ON ucp_order_deliveries (company_id, 
 CREATE INDEX payment_events_acted ON payment_events (company_id, created_at) WHERE status = 'acted';
 -- Idempotency records by company and age (idempotency_records_created is by age alone, across companies).
 CREATE INDEX idempotency_records_company_created ON idempotency_records (company_id, created_at);
+-- Canceled checkouts (by the platform, or expired) by age: checkout_sessions_ended also holds the completed ones, which
+-- stay (an order's checkout), so the purge of the canceled ones would walk past them all on every pass.
+CREATE INDEX checkout_sessions_canceled ON checkout_sessions (company_id, updated_at) WHERE status = 'canceled';
 -- Completed checkouts still holding the buyer's details, by age: once stripped they leave this index.
 CREATE INDEX checkout_sessions_completed_personal ON checkout_sessions (company_id, updated_at)
   WHERE status = 'completed' AND (buyer IS NOT NULL OR fulfillment IS NOT NULL);

@@ -142,6 +142,10 @@ export const checkoutSessions = pgTable(
     index('checkout_sessions_ended')
       .on(t.company_id, t.updated_at)
       .where(sql`status = ANY (ARRAY['completed', 'canceled'])`),
+    // canceled sessions by age, for retention (migration 0035)
+    index('checkout_sessions_canceled')
+      .on(t.company_id, t.updated_at)
+      .where(sql`status = 'canceled'`),
     // completed sessions still holding the buyer's details, by age (migration 0035)
     index('checkout_sessions_completed_personal')
       .on(t.company_id, t.updated_at)
