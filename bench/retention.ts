@@ -119,7 +119,8 @@ async function main() {
   const config = configSchema.parse({ SEED_DEMO: 'false' });
   const db = createPgDatabase({ url: URL_, poolMax: 2, statementTimeoutMs: 600_000, connectTimeoutMs: 10_000 });
   const workerLog = { info: () => {}, error: (o: object, msg: string) => log(`worker error: ${msg} ${JSON.stringify(o)}`) };
-  const remaining = async () => Number((await db.query<{ n: number }>(sql`SELECT count(*)::int AS n FROM events WHERE company_id = ${f.companyId} AND id LIKE 'evt\\_bench\\_%'`))[0].n);
+  const remaining = async () =>
+    Number((await db.query<{ n: number }>(sql`SELECT count(*)::int AS n FROM events WHERE company_id = ${f.companyId} AND id LIKE 'evt\\_bench\\_%'`))[0].n);
   let n = 0;
 
   const placeOrder = async () => {

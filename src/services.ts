@@ -23,6 +23,7 @@ import { createCodConfirmationService } from './cod/cod-confirmation.service.js'
 import { createPaymentLinkService } from './cod/payment-links.service.js';
 import { createCodSettingsService } from './cod/cod-settings.service.js';
 import { createCodRulesService } from './cod/cod-rules.service.js';
+import { createPrivacySettingsService } from './privacy/privacy-settings.service.js';
 
 /**
  * Every service, built once per process from its narrow dependencies; REST and MCP call the same ones. Catalogue reads
@@ -77,6 +78,8 @@ export function createServices({ db, config }: { db: Db & { replica?: Db }; conf
     whatsapp: createWhatsappService({ db }),
     codSettings: createCodSettingsService({ db }),
     codRules,
+    // the privacy notice link and retention (issue 34)
+    privacySettings: createPrivacySettingsService({ db }),
   };
 }
 

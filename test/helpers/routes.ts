@@ -7,7 +7,7 @@ export const SPEC_ROUTES: {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   url: string;
   body?: unknown;
-  permission?: 'webhooks' | 'catalogue' | 'ucp' | 'cod';
+  permission?: 'webhooks' | 'catalogue' | 'ucp' | 'cod' | 'privacy';
 }[] = [
   { name: 'browse', method: 'GET', url: '/catalog/products' },
   { name: 'product detail', method: 'GET', url: '/catalog/products/SKU-1' },
@@ -35,4 +35,6 @@ export const SPEC_ROUTES: {
   { name: 'cod settings', method: 'GET', url: '/cod/settings', permission: 'cod' },
   { name: 'cod settings set', method: 'PUT', url: '/cod/settings', body: { max_order_value: '4999' }, permission: 'cod' },
   { name: 'cod availability', method: 'GET', url: '/cod/availability?pincode=560038' },
+  { name: 'privacy settings', method: 'GET', url: '/privacy/settings', permission: 'privacy' },
+  { name: 'privacy settings set', method: 'PUT', url: '/privacy/settings', body: { events_retention_days: 60 }, permission: 'privacy' },
 ];

@@ -129,6 +129,7 @@ describe('OpenAPI document', () => {
         '/ucp/hosts/{host}',
         '/cod/settings',
         '/cod/availability',
+        '/privacy/settings',
       ].sort(),
     );
     for (const [path, item] of Object.entries(doc.paths)) {

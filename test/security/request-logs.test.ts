@@ -67,7 +67,7 @@ describe('request logs at the default level', () => {
   it('every route, with phones, e-mails, feed secrets, signatures and keys in every place they go: none reaches the log or the metrics', async () => {
     const s = await shop(a, [{ sku: 'LOGS', name: 'Log Lamp', variants: [{ sku: 'LOGS-1', selling_price: '100.00', stock: '50' }] }]);
     const key = { 'x-api-key': s.key };
-    const full = await a.services.keys.create(s.companyId, 'all', ['webhooks', 'catalogue', 'ucp', 'cod']);
+    const full = await a.services.keys.create(s.companyId, 'all', ['webhooks', 'catalogue', 'ucp', 'cod', 'privacy']);
     const admin = { 'x-api-key': full.key };
     const json = { 'content-type': 'application/json' };
 
@@ -207,6 +207,9 @@ describe('request logs at the default level', () => {
       // the company's COD settings, a COD order its rules refuse, and the availability check with the buyer's phone
       { method: 'PUT', url: `${BASE}/cod/settings?${personal}`, headers: admin, payload: { blocked_pincodes: ['560038'], rto_threshold: 0 } },
       { url: `${BASE}/cod/settings?${personal}`, headers: admin },
+      // the company's privacy settings (the notice link and retention)
+      { method: 'PUT', url: `${BASE}/privacy/settings?${personal}`, headers: admin, payload: { events_retention_days: 60 } },
+      { url: `${BASE}/privacy/settings?${personal}`, headers: admin },
       { method: 'POST', url: `${BASE}/orders`, headers: key, payload: { ...body, external_reference: `${UNKNOWN_REFERENCE}-cod`, payment: 'cod' } },
       { url: `${BASE}/cod/availability?${personal}&pincode=560038&amount=${DIGITS.slice(0, 6)}`, headers: key },
       { url: `${BASE}/cod/availability?phone=${q(`0${UNKNOWN_PHONE_DIGITS}`)}`, headers: key },

@@ -18,6 +18,7 @@ import { registerUcpSettingsRoutes } from './ucp-settings.js';
 import { registerUcpRoutes } from './ucp.js';
 import { registerPaymentWebhookRoutes } from './payment-webhooks.js';
 import { registerCodRoutes } from './cod.js';
+import { registerPrivacySettingsRoutes } from './privacy-settings.js';
 import { registerMcpRoutes } from '../../mcp/mcp.routes.js';
 import type { OverloadState } from '../overload.js';
 import { registerPublicLimits } from '../public-rate-limit.js';
@@ -64,6 +65,7 @@ export async function registerApiRoutes(
   registerWebhookRoutes(api, services);
   registerUcpSettingsRoutes(api, services);
   registerCodRoutes(api, services);
+  registerPrivacySettingsRoutes(api, services);
   await registerCatalogueRoutes(api, services);
   registerStockRoutes(api, services);
   registerMcpRoutes(api, services, observe.toolCalled, observe.mcpDirectToolCalls);
