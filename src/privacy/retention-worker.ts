@@ -61,7 +61,7 @@ export function createRetentionWorker(deps: {
     const totals: Record<string, number> = {};
     if (days === null) return totals;
     const at = now();
-    const context = { cutoff: new Date(at.getTime() - days * dayMs), limit: config.RETENTION_BATCH, now: at, settings };
+    const context = { cutoff: new Date(at.getTime() - days * dayMs), after: null, limit: config.RETENTION_BATCH, now: at, settings };
     while (!stopping) {
       const started = performance.now();
       const counts = await rule.batch(db, companyId, context);

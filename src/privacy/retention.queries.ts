@@ -21,16 +21,23 @@ export async function companyPage(db: Db, after: string, limit: number): Promise
 }
 
 /**
- * Events created before `cutoff` none of whose webhook deliveries is still pending, with their (delivered or failed)
- * deliveries. The deliveries go first in the same statement (the foreign key from webhook_deliveries is checked at the
+ * Events created before `cutoff` (and not before `after`, where the previous batch of the pass ended, so a batch does
+ * not walk the index past the entries its predecessors deleted and vacuum has not yet removed) none of whose webhook
+ * deliveries is still pending, with their (delivered or failed) deliveries; `last`, the newest one deleted. The deliveries go first in the same statement (the foreign key from webhook_deliveries is checked at the
  * statement's end, through webhook_deliveries_event). A delivery made pending again meanwhile (a re-send) is not
  * deleted, so its event's delete fails the foreign key and the batch is tried again at the next pass.
  */
-export async function purgeEvents(db: Db, companyId: string, cutoff: Date, limit: number): Promise<{ events: number; deliveries: number }> {
-  const [row] = await db.query<{ events: number; deliveries: number }>(sql`
+export async function purgeEvents(
+  db: Db,
+  companyId: string,
+  cutoff: Date,
+  limit: number,
+  after: Date | null,
+): Promise<{ events: number; deliveries: number; last: Date | null }> {
+  const [row] = await db.query<{ events: number; deliveries: number; last: Date | null }>(sql`
     WITH doomed AS (
-      SELECT e.id FROM events e
-       WHERE e.company_id = ${companyId} AND e.created_at < ${cutoff}
+      SELECT e.id, e.created_at FROM events e
+       WHERE e.company_id = ${companyId} AND e.created_at < ${cutoff} ${after ? sql`AND e.created_at >= ${after}` : sql``}
          AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d
                           WHERE d.company_id = ${companyId} AND d.event_id = e.id AND d.status = 'pending')
        ORDER BY e.created_at
@@ -43,8 +50,9 @@ export async function purgeEvents(db: Db, companyId: string, cutoff: Date, limit
     ), gone AS (
       DELETE FROM events e USING doomed WHERE e.company_id = ${companyId} AND e.id = doomed.id RETURNING 1
     )
-    SELECT (SELECT count(*) FROM gone)::int AS events, (SELECT count(*) FROM deliveries)::int AS deliveries`);
-  return { events: Number(row?.events ?? 0), deliveries: Number(row?.deliveries ?? 0) };
+    SELECT (SELECT count(*) FROM gone)::int AS events, (SELECT count(*) FROM deliveries)::int AS deliveries,
+           (SELECT max(created_at) FROM doomed) AS last`);
+  return { events: Number(row?.events ?? 0), deliveries: Number(row?.deliveries ?? 0), last: row?.last ? new Date(row.last) : null };
 }
 
 /** Finished jobs (done or failed) last changed before `cutoff` (index jobs_finished). Nothing references a job. */

@@ -31,6 +31,8 @@ export type AnonymiseInactiveCustomers = (db: Db, companyId: string, years: numb
 /** One batch's bounds: rows older than `cutoff` (now less the rule's days), at most `limit` of them. */
 export interface BatchContext {
   cutoff: Date;
+  /** Where the rule's previous batch of this pass ended (rules that page by age keep it here). */
+  after: Date | null;
   limit: number;
   now: Date;
   settings: Settings;
@@ -61,7 +63,11 @@ export function retentionRules(anonymise: AnonymiseInactiveCustomers | undefined
     {
       name: 'events',
       days: (s) => s.events_retention_days,
-      batch: async (db, c, { cutoff, limit }) => purgeEvents(db, c, cutoff, limit),
+      batch: async (db, c, at) => {
+        const { last, ...counts } = await purgeEvents(db, c, at.cutoff, at.limit, at.after);
+        at.after = last ?? at.after;
+        return counts;
+      },
     },
     { name: 'jobs', days: (s) => s.jobs_retention_days, batch: async (db, c, { cutoff, limit }) => ({ jobs: await purgeJobs(db, c, cutoff, limit) }) },
     {

@@ -177,10 +177,21 @@ describe('retention rules', () => {
     expect(await count('audit_log', b.c)).toBe(2);
   });
 
-  it('purges in batches until nothing is due (a batch of 2 over 7 rows)', async () => {
+  it('purges in batches until nothing is due (a batch of 2 over 7 rows), paging past a pending delivery', async () => {
     const s = await teeShop(ctx, '1');
+    const c = s.companyId;
     for (let i = 0; i < 7; i++)
-      await ctx.db.query(sql`INSERT INTO jobs (company_id, id, kind, status, updated_at) VALUES (${s.companyId}, ${`job_${i}`}, 'test', 'done', ${ago(40)})`);
+      await ctx.db.query(sql`INSERT INTO jobs (company_id, id, kind, status, updated_at) VALUES (${c}, ${`job_${i}`}, 'test', 'done', ${ago(40)})`);
+    await ctx.db.query(
+      sql`INSERT INTO webhook_endpoints (company_id, id, url, events, secret_enc) VALUES (${c}, 'we_1', 'https://hooks.example/x', '{order.created}', 'x')`,
+    );
+    for (let i = 0; i < 7; i++) {
+      await ctx.db.query(
+        sql`INSERT INTO events (company_id, id, type, subject_id, data, created_at) VALUES (${c}, ${`ev_${i}`}, 'order.created', 'ord_x', '{}', ${ago(50 - i)})`,
+      );
+      await ctx.db.query(sql`INSERT INTO webhook_deliveries (company_id, endpoint_id, event_id, subject_id, seq, status)
+                             VALUES (${c}, 'we_1', ${`ev_${i}`}, 'ord_x', ${i}, ${i === 1 ? 'pending' : 'delivered'})`);
+    }
     const w = createRetentionWorker({
       db: ctx.db,
       config: { ...ctx.config, RETENTION_BATCH: 2, RETENTION_PAUSE_MS: 1 },
@@ -189,6 +200,8 @@ describe('retention rules', () => {
     await w.runOnce();
     expect(await count('jobs', s.companyId)).toBe(0);
     expect(ctx.logs.find((l) => l.company === s.companyId && l.rule === 'jobs')).toMatchObject({ jobs: 7 });
+    expect(await ids('events', 'id', c)).toEqual(['ev_1']);
+    expect(ctx.logs.find((l) => l.company === c && l.rule === 'events')).toMatchObject({ events: 6, deliveries: 6 });
   });
 
   it('leaves inactive customers alone unless the company sets inactive_customer_years (off by default)', async () => {
