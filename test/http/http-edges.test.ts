@@ -313,7 +313,7 @@ describe('compressed request bodies', () => {
 
   it('a body in any content coding but identity is 415 validation_failed naming the header, on every route that takes a body', async () => {
     const co = await createCompanyWithKey(ctx.services);
-    const { key } = await ctx.services.keys.create(co.company.id, 'all', ['webhooks', 'catalogue', 'ucp', 'cod']);
+    const { key } = await ctx.services.keys.create(co.company.id, 'all', ['webhooks', 'catalogue', 'ucp', 'cod', 'privacy']);
     const routes = [
       ...SPEC_ROUTES.filter((r) => r.body !== undefined).map((r) => ({ name: r.name, method: r.method, url: `${BASE}${r.url}`, body: r.body })),
       { name: 'courier callback (public)', method: 'POST' as const, url: `/couriers/${co.company.slug}/callback`, body: { awb: 'X1', status: 'delivered' } },
