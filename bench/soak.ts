@@ -1,6 +1,7 @@
 /**
  * npm run soak [-- --orders 5000 --clients 50 --instances 2 --hot 5 --cold 495 --hot-stock 200 --webhooks 0.2 --keep]
  * npm run soak -- --overload [--clients 200 --pool 4 --shed-at 8 --orders 3000]
+ * npm run soak -- --retention 5 [--webhooks 0.2 --orders 20000]
  *
  * Thousands of orders from many parallel HTTP clients against listening instances of the app (two or more
  * share one PostgreSQL and, with REDIS_URL, one Redis), mixed with browse, detail and lookup traffic; then
@@ -11,6 +12,10 @@
  * `--overload`: the same workload pushed past capacity (many clients, a small pool) twice in one run, first without
  * load shedding (the baseline), then with OVERLOAD_MAX_DB_POOL_WAITING=--shed-at; prints the latency of answers that
  * did work and of 503 refusals for both, and audits both (a refused order must leave nothing).
+ * `--retention <seconds>`: the retention worker in every instance, a retention "day" of that many seconds
+ * (RETENTION_DAY_SECONDS) and a pass every half of it, the soak company keeping events, jobs and checkouts one such day.
+ * Every run prints the rows and on-disk size of the tables retention bounds (bench/soak-tables.ts) at the start, every
+ * 10 s and at the end: with --retention they stay flat while the orders keep coming.
  *
  * The instances run with the service's logger at its default level (info), written to a file in the temporary folder:
  * every line must be JSON (a serializer that threw or wrote garbage is a problem), and the lines are counted by level.
@@ -35,6 +40,8 @@ import { createServiceLogger } from '../src/lib/logger.js';
 import { runSoak, seedSoakCompany } from './soak-run.js';
 import { createDeliveryWorker, type DeliveryWorker } from '../src/events/delivery-worker.js';
 import { failingReceiver, webhookFigures } from './soak-webhooks.js';
+import { createRetentionWorker, type RetentionWorker } from '../src/privacy/retention-worker.js';
+import { sizesLine, tableSizes } from './soak-tables.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -49,6 +56,7 @@ const { values: args } = parseArgs({
     overload: { type: 'boolean', default: false },
     pool: { type: 'string', default: '4' },
     'shed-at': { type: 'string', default: '8' },
+    retention: { type: 'string' },
   },
 });
 
@@ -103,6 +111,7 @@ async function phase(label: string, overrides: Record<string, string>, shedding:
   const dbs: Database[] = [];
   const redisClients: Redis[] = [];
   const apps: Awaited<ReturnType<typeof buildApp>>[] = [];
+  const retention: RetentionWorker[] = [];
   try {
     const config = configSchema.parse({
       ...process.env,
@@ -121,6 +130,10 @@ async function phase(label: string, overrides: Record<string, string>, shedding:
             WEBHOOK_RETRY_BASE_MS: '200',
             WEBHOOK_RETRY_MAX_MS: '2000',
           }),
+      // with --retention: a retention "day" of that many seconds, a pass every half of it
+      ...(args.retention === undefined
+        ? {}
+        : { RETENTION_DAY_SECONDS: args.retention, RETENTION_POLL_MS: String(Math.max(100, (Number(args.retention) * 1000) / 2)) }),
     });
     const receiver = args.webhooks === undefined ? undefined : await failingReceiver(Number(args.webhooks));
     const logFile = join(tmpdir(), `${name}.log`);
@@ -154,6 +167,16 @@ async function phase(label: string, overrides: Record<string, string>, shedding:
             onError: (stage) => app.metrics.workerError('webhooks', stage),
           }),
         );
+      if (args.retention !== undefined)
+        retention.push(
+          createRetentionWorker({
+            db,
+            config,
+            log: log.child({ component: 'retention' }),
+            onPurged: app.metrics.retentionPurged,
+            onError: (stage) => app.metrics.workerError('retention', stage),
+          }),
+        );
     }
     const services = createServices({ db: dbs[0], config });
     const seed = await seedSoakCompany(dbs[0], services, { hot: Number(args.hot), cold: Number(args.cold), hotStock: Number(args['hot-stock']) });
@@ -162,8 +185,31 @@ async function phase(label: string, overrides: Record<string, string>, shedding:
       for (const w of workers) w.start();
       console.log(`webhooks: receiver ${receiver.url} refusing ${Number(args.webhooks) * 100} % of requests; a delivery worker per instance`);
     }
+    if (args.retention !== undefined) {
+      const kept = { events_retention_days: 1, jobs_retention_days: 1, checkout_sessions_retention_days: 1 };
+      await services.privacySettings.set(seed.companyId, { kind: 'cli', name: 'soak' }, kept);
+      for (const w of retention) w.start();
+      console.log(`retention: a day of ${args.retention} s, a pass every ${config.RETENTION_POLL_MS} ms, the company keeping ${JSON.stringify(kept)} days`);
+    }
+    const sizes = [{ at: 0, ...(await tableSizes(dbs[0])) }];
+    console.log(sizesLine('tables at the start', sizes[0]));
+    const t0 = Date.now();
+    const sampler = setInterval(() => {
+      void tableSizes(dbs[0]).then((s) => {
+        const at = Math.round((Date.now() - t0) / 1000);
+        sizes.push({ at, ...s });
+        console.log(sizesLine(`tables at ${at} s`, s));
+      });
+    }, 10_000);
     console.log(`instances: ${bases.join(', ')}; ${seed.hot.length} hot variants (${args['hot-stock']} units each), ${seed.cold.length} cold`);
-    const report = await runSoak(seed, { db: dbs[0], baseUrls: bases, orders: Number(args.orders), clients: Number(args.clients), log: console.log, shedding });
+    const report = await runSoak(seed, {
+      db: dbs[0],
+      baseUrls: bases,
+      orders: Number(args.orders),
+      clients: Number(args.clients),
+      log: console.log,
+      shedding,
+    }).finally(() => clearInterval(sampler));
     const { audit, problems, ...figures } = report;
     console.log('\nfigures:', JSON.stringify(figures, null, 2));
     console.log('audit totals:', JSON.stringify(audit.totals));
@@ -175,10 +221,37 @@ async function phase(label: string, overrides: Record<string, string>, shedding:
       for (const w of workers) await w.stop();
       await receiver.close();
       console.log('webhooks:', JSON.stringify(hooks));
-      if (hooks.received_distinct !== hooks.events || hooks.events !== report.created) {
-        problems.push(`webhooks: ${report.created} orders, ${hooks.events} events, ${hooks.received_distinct} distinct events received`);
-      }
+      // with retention on, delivered events are deleted as the run goes: what arrived is compared with the orders alone
+      const lost =
+        args.retention === undefined ? hooks.received_distinct !== hooks.events || hooks.events !== report.created : hooks.received_distinct !== report.created;
+      if (lost) problems.push(`webhooks: ${report.created} orders, ${hooks.events} events, ${hooks.received_distinct} distinct events received`);
     }
+    if (args.retention !== undefined) {
+      // one more pass past the last order's retention, then the worker stops
+      await new Promise((r) => setTimeout(r, Number(args.retention) * 1000 + config.RETENTION_POLL_MS));
+      for (const w of retention) await w.stop();
+    }
+    const end = { at: Math.round((Date.now() - t0) / 1000), ...(await tableSizes(dbs[0])) };
+    sizes.push(end);
+    console.log(sizesLine('tables at the end', end));
+    console.log(
+      '\n| s | ' +
+        Object.keys(sizes[0])
+          .filter((k) => k !== 'at')
+          .join(' | ') +
+        ' |',
+    );
+    console.log('|---|' + '---|'.repeat(Object.keys(sizes[0]).length - 1));
+    for (const s of sizes)
+      console.log(
+        `| ${s.at} | ${Object.entries(s)
+          .filter(([k]) => k !== 'at')
+          .map(([, v]) => {
+            const t = v as { rows: number; bytes: number };
+            return `${t.rows} (${Math.round(t.bytes / 1024)} kB)`;
+          })
+          .join(' | ')} |`,
+      );
     for (const app of apps.splice(0)) await app.close();
     await new Promise((r) => logStream.end(r));
     const lines = await logLines(logFile, problems);
@@ -190,6 +263,7 @@ async function phase(label: string, overrides: Record<string, string>, shedding:
     } else console.log('\nOK: nothing lost, oversold or duplicated');
     return report;
   } finally {
+    for (const w of retention) await w.stop();
     for (const app of apps) await app.close();
     for (const db of dbs) await db.close();
     for (const r of redisClients) r.disconnect();

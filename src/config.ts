@@ -112,6 +112,15 @@ export const configSchema = z.object({
   COURIER_CALLBACK_RATE_LIMIT: z.coerce.number().int().min(1).default(600),
   // How often each instance looks for open checkouts past their expiry, to release their held stock.
   CHECKOUT_EXPIRY_POLL_MS: z.coerce.number().int().min(10).default(5_000),
+  // Retention (README "Privacy settings"): how often each instance purges what every company's privacy settings no
+  // longer keep, in batches of RETENTION_BATCH rows (each its own short transaction) with RETENTION_PAUSE_MS between
+  // them so orders are never held up. RETENTION_DAY_SECONDS is the length of a retention "day": 86400 always, except
+  // in the soak and tests, which shorten it to watch tables stay flat.
+  RETENTION_WORKER_ENABLED: flag('true'),
+  RETENTION_POLL_MS: z.coerce.number().int().min(10).default(3_600_000),
+  RETENTION_BATCH: z.coerce.number().int().min(1).max(10_000).default(1_000),
+  RETENTION_PAUSE_MS: z.coerce.number().int().min(0).max(60_000).default(50),
+  RETENTION_DAY_SECONDS: z.coerce.number().int().min(1).max(86_400).default(86_400),
   INVOICE_DUE_DAYS: z.coerce.number().int().min(0).max(365).default(15),
   // How long a signed invoice link stays valid (a customer opens it from a chat, often later than a photo link).
   INVOICE_LINK_TTL_SECONDS: z.coerce

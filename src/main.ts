@@ -9,6 +9,8 @@ import { createDeliveryWorker } from './events/delivery-worker.js';
 import { createCheckoutExpiryWorker } from './checkout/expiry-worker.js';
 import { createOrderEventsWorker } from './checkout/order-events-worker.js';
 import { createCodConfirmationWorker } from './cod/cod-confirmation-worker.js';
+import { anonymiseInactiveCustomers } from './privacy/customer-data.service.js';
+import { createRetentionWorker } from './privacy/retention-worker.js';
 import { DEMO_SLUG, seedDemo } from './seed/demo.js';
 import { startMetricsServer, type Metrics } from './http/metrics.js';
 import { serveAdminSocket } from './cli/admin-server.js';
@@ -98,6 +100,19 @@ export async function main(tracing: Tracing | null): Promise<void> {
       })
     : null;
   platformEvents?.start();
+  // Retention: what each company's privacy settings no longer keep, purged in small batches (README "Privacy settings").
+  const retention = config.RETENTION_WORKER_ENABLED
+    ? createRetentionWorker({
+        db,
+        config,
+        // the inactive-customer rule (off unless a company sets inactive_customer_years)
+        anonymiseInactiveCustomers,
+        log: logger.child({ component: 'retention' }),
+        onPurged: app.metrics.retentionPurged,
+        onError: (stage) => app.metrics.workerError('retention', stage),
+      })
+    : null;
+  retention?.start();
   // Prometheus metrics on a port of their own, never the public one (docs/operations.md).
   const metricsServer = config.METRICS_PORT ? await startMetricsServer(app.metrics, config.METRICS_HOST ?? config.HOST, config.METRICS_PORT) : null;
   if (metricsServer) logger.info({ port: metricsServer.port }, 'metrics served on GET /metrics');
@@ -126,6 +141,7 @@ export async function main(tracing: Tracing | null): Promise<void> {
         expiry.stop(),
         codConfirmations.stop(),
         platformEvents?.stop(),
+        retention?.stop(),
         app.close(),
         adminSocket?.close(),
       ]).finally(() => clearInterval(reaper));

@@ -25,6 +25,7 @@ import { createCodSettingsService } from './cod/cod-settings.service.js';
 import { createCodRulesService } from './cod/cod-rules.service.js';
 import { createCustomerDataService } from './privacy/customer-data.service.js';
 import { createAuditService } from './privacy/audit.service.js';
+import { createPrivacySettingsService } from './privacy/privacy-settings.service.js';
 
 /**
  * Every service, built once per process from its narrow dependencies; REST and MCP call the same ones. Catalogue reads
@@ -83,6 +84,8 @@ export function createServices({ db, config }: { db: Db & { replica?: Db }; conf
     customerData: createCustomerDataService({ db, config }),
     // the audit trail's readers (its writers are the actions themselves)
     audit: createAuditService({ db }),
+    // the privacy notice link and retention (issue 34)
+    privacySettings: createPrivacySettingsService({ db }),
   };
 }
 

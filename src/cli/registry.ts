@@ -14,6 +14,7 @@ import { whatsappCommands } from './commands/whatsapp.js';
 import { codCommands } from './commands/cod.js';
 import { customerCommands } from './commands/customers.js';
 import { auditCommands } from './commands/audit.js';
+import { privacyCommands } from './commands/privacy.js';
 
 /** Every admin command, group by group, in the order --help lists them. A new group is one line here. */
 export const COMMANDS: CommandGroup = {
@@ -31,5 +32,6 @@ export const COMMANDS: CommandGroup = {
   ...codCommands,
   ...customerCommands,
   ...auditCommands,
+  ...privacyCommands,
   ...dbCommands,
 };

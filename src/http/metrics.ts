@@ -24,7 +24,9 @@ export interface Metrics {
   /** A webhook delivery attempt: delivered, retrying or failed. */
   webhookOutcome: (outcome: string) => void;
   /** An error inside a worker that no outcome above counts (its work is retried), by worker and stage. */
-  workerError: (worker: 'courier' | 'webhooks' | 'checkouts' | 'ucp-order-events' | 'cod-confirmations', stage: string) => void;
+  workerError: (worker: 'courier' | 'webhooks' | 'checkouts' | 'ucp-order-events' | 'cod-confirmations' | 'retention', stage: string) => void;
+  /** Rows the retention worker removed (or stripped of personal data), by rule. */
+  retentionPurged: (rule: string, rows: number) => void;
   /** A fault that reached the process's last-resort handlers (src/main.ts): unhandled_rejection or uncaught_exception. */
   processError: (kind: 'unhandled_rejection' | 'uncaught_exception') => void;
   /** The catalogue read models' cache whose builds, evictions and size are reported (the app's own, once built). */
@@ -61,6 +63,11 @@ export function createMetrics(db: Database): Metrics {
     "Errors in a worker's own code, not counted as a job or delivery outcome (poll: finding or claiming work failed, e.g. the database away; record: a courier failure could not be written; delivery: a webhook attempt could not be made or recorded; session: an expired checkout could not be released); the work is retried",
     ['worker', 'stage'],
   );
+  const retention = counter(
+    'commerce_retention_rows_total',
+    "Rows the retention worker removed (or stripped of the buyer's details) past a company's retention, by rule",
+    ['rule'],
+  );
   const processErrors = counter(
     'commerce_process_errors_total',
     'Faults that reached the last-resort handlers: unhandled_rejection (logged, the process goes on), uncaught_exception (logged, the instance drains and exits 1)',
@@ -72,6 +79,7 @@ export function createMetrics(db: Database): Metrics {
   for (const stage of ['poll', 'session']) workerErrors.inc({ worker: 'checkouts', stage }, 0);
   for (const stage of ['poll', 'delivery']) workerErrors.inc({ worker: 'ucp-order-events', stage }, 0);
   for (const stage of ['poll', 'order']) workerErrors.inc({ worker: 'cod-confirmations', stage }, 0);
+  for (const stage of ['poll', 'rule']) workerErrors.inc({ worker: 'retention', stage }, 0);
   for (const kind of ['unhandled_rejection', 'uncaught_exception']) processErrors.inc({ kind }, 0);
 
   new Gauge({
@@ -194,6 +202,7 @@ export function createMetrics(db: Database): Metrics {
     courierOutcome: (outcome) => courier.inc({ outcome }),
     webhookOutcome: (outcome) => webhooks.inc({ outcome }),
     workerError: (worker, stage) => workerErrors.inc({ worker, stage }),
+    retentionPurged: (rule, rows) => retention.inc({ rule }, rows),
     processError: (kind) => processErrors.inc({ kind }),
     watchCatalogueCache: (stats) => {
       cacheStats = stats;

@@ -4,7 +4,7 @@ import { MAX_BATCH_MESSAGES, MCP_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSION } fr
 
 /** What the OpenAPI document says about one operation beyond its schemas. Keyed `METHOD /route-url`. */
 export interface OperationDoc {
-  tag: 'Catalogue' | 'Orders' | 'Customers' | 'Webhooks' | 'UCP business' | 'Cash on delivery' | 'Audit trail' | 'Agent tools (MCP)';
+  tag: 'Catalogue' | 'Orders' | 'Customers' | 'Webhooks' | 'UCP business' | 'Cash on delivery' | 'Audit trail' | 'Privacy' | 'Agent tools (MCP)';
   operationId?: string;
   summary: string;
   description: string;
@@ -405,6 +405,27 @@ export const OPERATIONS: Record<string, OperationDoc> = {
         next_before: '41',
       },
     },
+  },
+  'GET /privacy/settings': {
+    tag: 'Privacy',
+    operationId: 'getPrivacySettings',
+    summary: "The company's privacy settings: notice link and retention",
+    description:
+      "The company's privacy notice link and how long the retention worker keeps each kind of row: delivered events and their webhook " +
+      'deliveries, finished jobs and UCP order events, ended checkouts, audit entries; and whether customers inactive for some years are ' +
+      'anonymised. Defaults until first set: no link, 30 days, 30 days, 30 days, never, 1095 days. Needs a key with the `privacy` permission (others get 403).',
+    responses: { 200: 'The settings' },
+  },
+  'PUT /privacy/settings': {
+    tag: 'Privacy',
+    operationId: 'setPrivacySettings',
+    summary: "Change the company's privacy settings",
+    description:
+      'Changes the fields sent; a field left out keeps its value. `notice_url` is an https link of at most 2000 characters (`null` removes it); ' +
+      'the three retention periods in days are 1 to 3650; `inactive_customer_years` 1 to 20 (`null`: never); `audit_retention_days` 365 to 3650. ' +
+      'The retention worker applies them at its next pass. Each change is recorded in the audit trail. Needs the `privacy` permission.',
+    responses: { 200: 'The settings as they are now' },
+    requestExample: { notice_url: 'https://shop.example.in/privacy', events_retention_days: 90, inactive_customer_years: 3 },
   },
   'PUT /catalog/stock': {
     tag: 'Catalogue',

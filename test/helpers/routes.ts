@@ -39,4 +39,6 @@ export const SPEC_ROUTES: {
   { name: 'customer correction', method: 'POST', url: '/privacy/corrections', body: { phone: '9876543210', name: 'A' }, permission: 'privacy' },
   { name: 'customer erasure', method: 'POST', url: '/privacy/erasures', body: { phone: '9876543210' }, permission: 'privacy' },
   { name: 'audit trail', method: 'GET', url: '/audit', permission: 'audit' },
+  { name: 'privacy settings', method: 'GET', url: '/privacy/settings', permission: 'privacy' },
+  { name: 'privacy settings set', method: 'PUT', url: '/privacy/settings', body: { events_retention_days: 60 }, permission: 'privacy' },
 ];

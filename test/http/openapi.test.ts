@@ -133,6 +133,7 @@ describe('OpenAPI document', () => {
         '/privacy/corrections',
         '/privacy/erasures',
         '/audit',
+        '/privacy/settings',
       ].sort(),
     );
     for (const [path, item] of Object.entries(doc.paths)) {

@@ -218,6 +218,9 @@ describe('request logs at the default level', () => {
       // the audit trail, asked for one action named by an e-mail (refused) and paged
       { url: `${BASE}/audit?${personal}&action=${q(EMAIL)}`, headers: admin },
       { url: `${BASE}/audit?limit=1&before=${DIGITS.slice(0, 6)}`, headers: admin },
+      // the company's privacy settings (the notice link and retention)
+      { method: 'PUT', url: `${BASE}/privacy/settings?${personal}`, headers: admin, payload: { events_retention_days: 60 } },
+      { url: `${BASE}/privacy/settings?${personal}`, headers: admin },
       { method: 'POST', url: `${BASE}/orders`, headers: key, payload: { ...body, external_reference: `${UNKNOWN_REFERENCE}-cod`, payment: 'cod' } },
       { url: `${BASE}/cod/availability?${personal}&pincode=560038&amount=${DIGITS.slice(0, 6)}`, headers: key },
       { url: `${BASE}/cod/availability?phone=${q(`0${UNKNOWN_PHONE_DIGITS}`)}`, headers: key },

@@ -142,6 +142,14 @@ export const checkoutSessions = pgTable(
     index('checkout_sessions_ended')
       .on(t.company_id, t.updated_at)
       .where(sql`status = ANY (ARRAY['completed', 'canceled'])`),
+    // canceled sessions by age, for retention (migration 0035)
+    index('checkout_sessions_canceled')
+      .on(t.company_id, t.updated_at)
+      .where(sql`status = 'canceled'`),
+    // completed sessions still holding the buyer's details, by age (migration 0035)
+    index('checkout_sessions_completed_personal')
+      .on(t.company_id, t.updated_at)
+      .where(sql`status = 'completed' AND (buyer IS NOT NULL OR fulfillment IS NOT NULL)`),
   ],
 );
 
@@ -158,7 +166,12 @@ export const idempotencyRecords = pgTable(
     response: text().notNull(),
     created_at: timestamptz().notNull().defaultNow(),
   },
-  (t) => [primaryKey({ columns: [t.company_id, t.scope, t.key] }), index('idempotency_records_created').on(t.created_at)],
+  (t) => [
+    primaryKey({ columns: [t.company_id, t.scope, t.key] }),
+    index('idempotency_records_created').on(t.created_at),
+    // by company and age, for retention (migration 0035)
+    index('idempotency_records_company_created').on(t.company_id, t.created_at),
+  ],
 );
 
 export type UcpSettingsRow = typeof ucpSettings.$inferSelect;
@@ -209,6 +222,10 @@ export const ucpOrderDeliveries = pgTable(
     index('ucp_order_deliveries_due')
       .on(t.company_id, t.next_attempt_at)
       .where(sql`status = 'pending'`),
+    // finished deliveries by age, for retention (migration 0035)
+    index('ucp_order_deliveries_finished')
+      .on(t.company_id, t.created_at)
+      .where(sql`status <> 'pending'`),
   ],
 );
 

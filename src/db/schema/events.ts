@@ -87,6 +87,8 @@ export const webhookDeliveries = pgTable(
     index('webhook_deliveries_subject')
       .on(t.company_id, t.endpoint_id, t.subject_id, t.seq)
       .where(sql`status = 'pending'`),
+    // an event's deliveries, for retention and the foreign key's check when an event is deleted (migration 0035)
+    index('webhook_deliveries_event').on(t.company_id, t.event_id),
   ],
 );
 

@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { index, jsonb, numeric, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
 import { timestamptz } from './columns.js';
 import { companies } from './companies.js';
@@ -45,7 +46,13 @@ export const paymentEvents = pgTable(
     payload: jsonb().notNull(),
     created_at: timestamptz().notNull().defaultNow(),
   },
-  (t) => [primaryKey({ columns: [t.company_id, t.provider, t.event_id] })],
+  (t) => [
+    primaryKey({ columns: [t.company_id, t.provider, t.event_id] }),
+    // events acted on, by age, for retention (migration 0035)
+    index('payment_events_acted')
+      .on(t.company_id, t.created_at)
+      .where(sql`status = 'acted'`),
+  ],
 );
 
 /** What a provider order (order_…) or payment link (plink_…) pays for: a checkout or an order. */

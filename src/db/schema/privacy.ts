@@ -64,7 +64,12 @@ export const auditLog = pgTable(
     detail: jsonb().notNull().default({}),
     at: timestamptz().notNull(),
   },
-  (t) => [primaryKey({ columns: [t.company_id, t.id] }), index('audit_log_seq').on(t.company_id, t.seq.desc())],
+  (t) => [
+    primaryKey({ columns: [t.company_id, t.id] }),
+    index('audit_log_seq').on(t.company_id, t.seq.desc()),
+    // by time, for the retention rule past audit_retention_days (migration 0035)
+    index('audit_log_at').on(t.company_id, t.at),
+  ],
 );
 
 export type AuditLogRow = typeof auditLog.$inferSelect;

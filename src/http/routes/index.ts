@@ -20,6 +20,7 @@ import { registerPaymentWebhookRoutes } from './payment-webhooks.js';
 import { registerCodRoutes } from './cod.js';
 import { registerPrivacyRoutes } from './privacy.js';
 import { registerAuditRoutes } from './audit.js';
+import { registerPrivacySettingsRoutes } from './privacy-settings.js';
 import { registerMcpRoutes } from '../../mcp/mcp.routes.js';
 import type { OverloadState } from '../overload.js';
 import { registerPublicLimits } from '../public-rate-limit.js';
@@ -68,6 +69,7 @@ export async function registerApiRoutes(
   registerCodRoutes(api, services);
   registerPrivacyRoutes(api, services);
   registerAuditRoutes(api, services);
+  registerPrivacySettingsRoutes(api, services);
   await registerCatalogueRoutes(api, services);
   registerStockRoutes(api, services);
   registerMcpRoutes(api, services, observe.toolCalled, observe.mcpDirectToolCalls);
