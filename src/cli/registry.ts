@@ -12,6 +12,7 @@ import { checkoutCommands } from './commands/checkout.js';
 import { ucpCommands } from './commands/ucp.js';
 import { whatsappCommands } from './commands/whatsapp.js';
 import { codCommands } from './commands/cod.js';
+import { consentCommands } from './commands/consent.js';
 
 /** Every admin command, group by group, in the order --help lists them. A new group is one line here. */
 export const COMMANDS: CommandGroup = {
@@ -27,5 +28,6 @@ export const COMMANDS: CommandGroup = {
   ...ucpCommands,
   ...whatsappCommands,
   ...codCommands,
+  ...consentCommands,
   ...dbCommands,
 };

@@ -120,7 +120,7 @@ describe('transport and protocol', () => {
     const { client, transport } = await connect({ 'x-api-key': tenant.key });
     expect(client.getServerVersion()?.name).toBe('commerce-api');
     expect(transport.protocolVersion).toBe('2025-11-25');
-    expect((await client.listTools()).tools).toHaveLength(17);
+    expect((await client.listTools()).tools).toHaveLength(18);
     await client.close();
   });
 
@@ -162,7 +162,7 @@ describe('transport and protocol', () => {
 /** The UCP checkout tools that write (test/mcp/checkout-tools.test.ts). */
 const WRITES_CHECKOUT = ['create_checkout', 'update_checkout', 'complete_checkout', 'cancel_checkout'];
 /** The other tools that write besides place_order (test/mcp/payment-link-tool.test.ts). */
-const WRITES_OTHER = ['confirm_cod_order', 'create_payment_link'];
+const WRITES_OTHER = ['confirm_cod_order', 'create_payment_link', 'set_customer_consent'];
 
 describe('tools/list', () => {
   it('lists every tool with a title, a description, schemas and annotations', async () => {
@@ -182,6 +182,7 @@ describe('tools/list', () => {
         'place_order',
         'create_payment_link',
         'search_products',
+        'set_customer_consent',
         ...WRITES_CHECKOUT,
         'get_checkout',
       ].sort(),
@@ -400,7 +401,7 @@ describe('JSON-RPC batches: only where the protocol has them, at most 10, each m
     );
     expectRefused(await rpc(batch(1), { 'mcp-protocol-version': version }), /not part of/);
     // one message per POST is served as usual
-    expect((await rpc(list(1), { 'mcp-protocol-version': version })).body.result.tools).toHaveLength(17);
+    expect((await rpc(list(1), { 'mcp-protocol-version': version })).body.result.tools).toHaveLength(18);
   });
 
   it('refuses a batch holding an initialize for 2025-06-18 or later', async () => {
@@ -490,13 +491,13 @@ describe('arguments of the wrong JSON type: JSON-RPC invalid params (-32602) wit
     const ok = await rpc(call({ name: 'list_categories', arguments: null }, 3));
     expect(ok.body.id).toBe(3);
     expect(ok.body.result.isError).toBeFalsy();
-    expect((await rpc({ jsonrpc: '2.0', id: 4, method: 'tools/list', params: null })).body.result.tools).toHaveLength(17);
+    expect((await rpc({ jsonrpc: '2.0', id: 4, method: 'tools/list', params: null })).body.result.tools).toHaveLength(18);
 
     const mixed = await rpc([{ jsonrpc: '2.0', id: 1, method: 'tools/list' }, call([], 2), call({ name: 'list_categories', arguments: [] }, 3)]);
     expect(mixed.status).toBe(200);
     const byId = new Map(mixed.body.map((r: { id: number }) => [r.id, r]));
     expect(byId.size).toBe(3);
-    expect((byId.get(1) as { result: { tools: unknown[] } }).result.tools).toHaveLength(17);
+    expect((byId.get(1) as { result: { tools: unknown[] } }).result.tools).toHaveLength(18);
     expect(byId.get(2)).toMatchObject({ error: { code: -32602 } });
     expect(byId.get(3)).toMatchObject({ error: { code: -32602 } });
   });
@@ -555,7 +556,7 @@ describe('agents send nulls: every optional argument of every tool takes null as
       }
       if (tool.name === 'place_order') {
         expect(tool.inputSchema.required).toEqual(['customer', 'items', 'external_reference']);
-        expect(nullableOf(props)).toEqual(['delivery_address', 'notes', 'payment', 'payment_reference']);
+        expect(nullableOf(props)).toEqual(['delivery_address', 'marketing_consent', 'notes', 'payment', 'payment_reference']);
         expect(props.customer).toMatchObject({ type: 'object', required: ['name', 'phone'], additionalProperties: false });
         expect(props.customer.properties).toHaveProperty('email.anyOf', [{ type: 'string', maxLength: 254 }, { type: 'null' }]);
         const [address] = branches(props.delivery_address);
