@@ -154,7 +154,7 @@ describe('transport and protocol', () => {
 
   it('accepts the key as Authorization: Bearer too', async () => {
     const { client } = await connect({ authorization: `Bearer ${tenant.key}` });
-    expect((await client.listTools()).tools.length).toBe(17);
+    expect((await client.listTools()).tools.length).toBe(18);
     await client.close();
   });
 });
