@@ -17,7 +17,7 @@ const required = (value: string | undefined, flag: string): string => {
   return value;
 };
 
-const phoneOf = (values: Record<string, unknown>) => required(str(values.phone as string | undefined), 'phone');
+const phoneOf = (values: { phone?: string | boolean }) => required(str(values.phone), 'phone');
 
 /** `consent show|set`: a customer's consent to order updates and marketing, per channel, and its history. */
 export const consentCommands: CommandGroup = {
