@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runAdmin } from '../../src/cli/admin.js';
@@ -147,6 +148,19 @@ describe('PUT /customers/messaging-opt-out records consent', () => {
       { purpose: 'order_updates', channel: 'messaging', state: 'given', source: 'opt_out', actor: s.keyRecord.prefix },
     ]);
     expect((await s.events('customer.messaging_opt_out_changed')).map((e) => e.data)).toEqual([out.body.data, back.body.data]);
+  });
+});
+
+describe('migration 0033', () => {
+  it('gives a customer opted out before consent records the withdrawal it meant, once', async () => {
+    const s = await customerShop();
+    await ctx.db.query(sql`UPDATE customers SET messaging_opted_out = true WHERE company_id = ${s.companyId}`);
+    const backfill = readFileSync(new URL('../../migrations/0033_consent_backfill.sql', import.meta.url), 'utf8').replace(/^SET LOCAL .*$/m, '');
+    await ctx.db.query(sql.raw(backfill));
+    await ctx.db.query(sql.raw(backfill));
+    expect(await s.rows()).toEqual([{ purpose: 'order_updates', channel: 'messaging', state: 'withdrawn', source: 'opt_out', actor: null }]);
+    // resuming is then an ordinary change
+    expect((await s.optOut(false)).body).toMatchObject({ changed: true, data: { messaging_opted_out: false } });
   });
 });
 
