@@ -21,6 +21,7 @@ import {
   findShipFromLocation,
   findVariantsByIdentifiers,
   REFERENCE_TAKEN,
+  type OrderConsent,
 } from '../orders/orders.queries.js';
 import { holdStock, insufficientStock, releaseReservations, replaceHolds, reservationLines } from '../orders/reservations.js';
 import {
@@ -129,6 +130,23 @@ function orderAddress(d: UcpAddress, phoneE164: string | null): { address: Store
   const state = resolveDeliveryState(d.postal_code ?? '', d.address_region);
   if (!state.ok) throw new UcpError(400, 'invalid_address', state.message, '$.fulfillment');
   return { address: { ...base, state: state.state, pincode: d.postal_code!.trim() }, india: true };
+}
+
+/**
+ * The buyer's marketing consent (UCP buyer_consent: `buyer.consent.marketing`) as the order records it: true gives,
+ * false withdraws, marketing on both channels (UCP names no channel); absent records nothing.
+ */
+function buyerMarketingConsent(buyer: unknown): OrderConsent[] {
+  const marketing = ((buyer ?? {}) as { consent?: { marketing?: unknown } }).consent?.marketing;
+  if (typeof marketing !== 'boolean') return [];
+  return (['messaging', 'email'] as const).map((channel) => ({
+    id: newId('cns'),
+    purpose: 'marketing' as const,
+    channel,
+    state: marketing ? ('given' as const) : ('withdrawn' as const),
+    source: 'ucp_checkout' as const,
+    actor: null,
+  }));
 }
 
 /** The buyer's key in the address book: their e-mail, else their phone; null when they gave neither. */
@@ -411,6 +429,7 @@ export function createCheckoutService({
       })),
       reservations: reservationLines(holdRequests(lines)),
       booking_job_id: delivery.booking ? newId('job') : null,
+      consents: buyerMarketingConsent(record.buyer),
       checkout_id: record.id,
       checkout_open: true,
       checkout_state: checkoutState(record),

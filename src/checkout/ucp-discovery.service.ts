@@ -21,6 +21,7 @@ import {
   type UcpProfile,
 } from './ucp-profile.js';
 import { ucpSigningKey } from './ucp-signing-key.js';
+import { findPrivacySettings } from '../customers/privacy-settings.queries.js';
 import { UCP_NEWEST, UCP_VERSION, type UcpVersion } from '../contract/ucp-wire.js';
 
 /**
@@ -55,6 +56,14 @@ export function createUcpDiscovery({
     };
   }
 
+  /**
+   * The checkout's privacy_policy link: the UCP business's own privacy_url, else the company's privacy notice
+   * (privacy_settings.notice_url), read only then (privacy_settings is distributed; the business row is found by slug
+   * or host on reference tables, so it is not joined there).
+   */
+  const privacyLink = async (business: UcpBusiness): Promise<string | null> =>
+    business.privacyUrl ?? (await findPrivacySettings(db, business.companyId)).notice_url;
+
   /** The 2026-01-11 profile, whose handlers every checkout answer lists (answers are made in 2026-01-11). */
   const profile = async (business: UcpBusiness, origin: string): Promise<UcpProfile> => ucpProfile(await declared(business, origin, UCP_VERSION));
 
@@ -77,8 +86,14 @@ export function createUcpDiscovery({
 
     /** A checkout as every door answers it (REST and the MCP tools): UCP's JSON, with the payment handlers the profile offers. */
     async checkout(business: UcpBusiness, view: CheckoutView, origin: string): Promise<Record<string, unknown>> {
-      const { payment } = await profile(business, origin);
-      return checkoutOut(view, business, payment.handlers, ucpEndpoint(origin, business.slug), payPageUrl(origin, business.slug, view.record.id));
+      const [{ payment }, privacyUrl] = await Promise.all([profile(business, origin), privacyLink(business)]);
+      return checkoutOut(
+        view,
+        { ...business, privacyUrl },
+        payment.handlers,
+        ucpEndpoint(origin, business.slug),
+        payPageUrl(origin, business.slug, view.record.id),
+      );
     },
 
     /** The payment handlers the company offers: Razorpay's only when it has an account (a read of its own row). */

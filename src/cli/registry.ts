@@ -15,6 +15,7 @@ import { codCommands } from './commands/cod.js';
 import { customerCommands } from './commands/customers.js';
 import { auditCommands } from './commands/audit.js';
 import { privacyCommands } from './commands/privacy.js';
+import { consentCommands } from './commands/consent.js';
 
 /** Every admin command, group by group, in the order --help lists them. A new group is one line here. */
 export const COMMANDS: CommandGroup = {
@@ -33,5 +34,6 @@ export const COMMANDS: CommandGroup = {
   ...customerCommands,
   ...auditCommands,
   ...privacyCommands,
+  ...consentCommands,
   ...dbCommands,
 };

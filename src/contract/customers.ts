@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { queryInt } from './validation.js';
 import { orderSummarySchema, phoneInput, PHONE_FORMAT, requiredAs } from './orders.js';
+import { CONSENT_CHANNELS, CONSENT_PURPOSES, CONSENT_STATES, consentStatesSchema, maySendSchema } from './consents.js';
 
 export const customerLookupQuery = z.object({
   phone: phoneInput.describe(`The customer's mobile number. ${PHONE_FORMAT}`),
@@ -35,6 +36,14 @@ export const customerSchema = z.object({
   messaging_opted_out: z.boolean(),
   recent_orders: z.array(orderSummarySchema),
   delivery_record: deliveryRecordSchema,
+  consents: consentStatesSchema,
+  may_send: maySendSchema,
+  privacy_notice_url: z
+    .string()
+    .nullable()
+    .describe(
+      "The company's privacy notice: link the customer to it when asking for consent or when they ask how their data is used; null when the company has set none.",
+    ),
 });
 
 export type Customer = z.infer<typeof customerSchema>;
@@ -47,3 +56,19 @@ export const optOutBody = z.object({
     .describe('true: the customer asked to stop messages; false: asked to resume. Sending the current value changes nothing.'),
 });
 export type OptOutBody = z.output<typeof optOutBody>;
+
+/** POST /customers/consents; also the `set_customer_consent` tool's arguments. */
+export const setConsentBody = z.object(
+  {
+    phone: phoneInput.describe(`The customer's mobile number. ${PHONE_FORMAT}`),
+    purpose: z
+      .enum(CONSENT_PURPOSES, { error: requiredAs('"order_updates" or "marketing"') })
+      .describe('"order_updates": messages about their orders; "marketing": offers and news.'),
+    channel: z.enum(CONSENT_CHANNELS, { error: requiredAs('"messaging" or "email"') }).describe('"messaging" (the messaging channel) or "email".'),
+    state: z
+      .enum(CONSENT_STATES, { error: requiredAs('"given" or "withdrawn"') })
+      .describe('"given": the customer agreed; "withdrawn": the customer asked to stop. Sending the current state changes nothing.'),
+  },
+  { error: 'must be a JSON object { phone, purpose, channel, state }' },
+);
+export type SetConsentBody = z.output<typeof setConsentBody>;

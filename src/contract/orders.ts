@@ -3,6 +3,7 @@ import { Decimal } from '../lib/money.js';
 import { normalizePhone } from '../lib/phone.js';
 import { resolveDeliveryState } from '../lib/pincode.js';
 import { nullsAsAbsent } from './validation.js';
+import { marketingConsentInput, maySendSchema } from './consents.js';
 import { codConfirmationSchema } from './cod-confirmation.js';
 
 /** Largest quantity one line may ask for; a line's total against its price is checked when the order is priced (order-input.ts). */
@@ -163,6 +164,7 @@ export const placeOrderBody = nullsAsAbsent(
         ),
       payment: z.enum(['cod', 'prepaid'], { error: 'must be "cod" or "prepaid"' }).default('prepaid'),
       payment_reference: optionalText(100),
+      marketing_consent: marketingConsentInput,
     },
     { error: 'must be a JSON object { customer, items, external_reference }' },
   ),
@@ -171,7 +173,7 @@ export const placeOrderBody = nullsAsAbsent(
 export type PlaceOrderBody = z.output<typeof placeOrderBody>;
 
 /** A draft as staff write it (`order draft create`): the POST /orders body, external_reference optional. */
-export const draftOrderBody = placeOrderBody.extend({ external_reference: z.string().trim().min(1).max(100).nullish() });
+export const draftOrderBody = placeOrderBody.omit({ marketing_consent: true }).extend({ external_reference: z.string().trim().min(1).max(100).nullish() });
 export type DraftOrderBody = z.output<typeof draftOrderBody>;
 
 export const orderLineSchema = z.object({
@@ -261,6 +263,7 @@ export const orderLookupSchema = orderSummarySchema.extend({
     name: z.string(),
     phone: z.string().nullable(),
     messaging_opted_out: z.boolean().describe('The customer asked not to receive messages from the company on the messaging channel; respect it.'),
+    may_send: maySendSchema,
   }),
   items: z.array(orderLineSchema),
   shipment: shipmentSchema.nullable(),

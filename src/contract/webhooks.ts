@@ -12,6 +12,7 @@ export const EVENT_TYPES = [
   'payment.recorded',
   'customer.messaging_opt_out_changed',
   'order.payment_link_paid',
+  'customer.consent_changed',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

@@ -15,6 +15,7 @@ const CUSTOMER_FIELDS = [
   'pincode',
   'address_phone',
   'messaging_opted_out',
+  'erased_at',
 ] as const;
 export type CustomerRow = Pick<CustomerRecord, (typeof CUSTOMER_FIELDS)[number]>;
 
@@ -68,12 +69,13 @@ export async function recentOrders(db: Db, companyId: string, customerId: string
   );
 }
 
-/** Sets the customer's messaging opt-out; true when it changed (false when already so, or no such customer). */
-export async function setOptOut(tx: Db, companyId: string, phoneE164: string, optedOut: boolean, now: Date): Promise<boolean> {
-  const rows = await tx.query(sql`
-    UPDATE customers SET messaging_opted_out = ${optedOut}, updated_at = ${now.toISOString()}::timestamptz
-    WHERE company_id = ${companyId} AND phone_e164 = ${phoneE164} AND messaging_opted_out <> ${optedOut} RETURNING id`);
-  return rows.length === 1;
+/** The customer with this phone, its row locked to the end of the caller's transaction (one consent change at a time). */
+export async function lockCustomerByPhone(tx: Db, companyId: string, phoneE164: string): Promise<CustomerRow | undefined> {
+  const rows = await tx.query<CustomerRow>(
+    sql`SELECT ${COLUMNS} FROM customers WHERE company_id = ${companyId} AND phone_e164 = ${phoneE164} FOR UPDATE`,
+    'customer_by_phone_locked',
+  );
+  return rows[0];
 }
 
 /** A customer's delivery record: how many of their orders were delivered, returned to origin, cancelled. */

@@ -218,11 +218,11 @@ async function lockWaiters(db: Database): Promise<number> {
 /** The services with `orders.place` counted and timed by outcome: created, duplicate, or the refusing error code. */
 export function withOrderMetrics(services: Services, metrics: Metrics): Services {
   const inner = services.orders;
-  const place: Services['orders']['place'] = async (tenant, body) => {
+  const place: Services['orders']['place'] = async (tenant, body, door) => {
     const started = performance.now();
     const seconds = () => (performance.now() - started) / 1000;
     try {
-      const result = await inner.place(tenant, body);
+      const result = await inner.place(tenant, body, door);
       metrics.orderPlaced(result.duplicate ? 'duplicate' : 'created', seconds());
       return result;
     } catch (err) {

@@ -204,7 +204,10 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     tag: 'Customers',
     operationId: 'findCustomer',
     summary: 'Find a customer by phone',
-    description: 'The customer with this phone number, with their latest orders (newest first, without lines). Respect `messaging_opted_out`.',
+    description:
+      'The customer with this phone number, with their latest orders (newest first, without lines), their consent per purpose and channel ' +
+      "(`consents`), what may be sent to them now (`may_send`: order updates unless withdrawn, marketing only with consent) and the company's " +
+      'privacy notice (`privacy_notice_url`). Check `may_send` before sending anything.',
     responses: { 200: 'The customer' },
   },
   'PUT /customers/messaging-opt-out': {
@@ -214,9 +217,23 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     description:
       'The customer with this phone asked to stop (`messaging_opted_out: true`) or to resume (`false`) messages from the company. ' +
       'Idempotent: sending the current value changes nothing (`changed: false`). A change is shown by GET /customers, order lookups and ' +
-      'every later event, and sends the `customer.messaging_opt_out_changed` event. No customer with this phone: 404.',
+      'every later event, and sends the `customer.messaging_opt_out_changed` event. No customer with this phone: 404. Recorded as consent: ' +
+      '`true` withdraws order updates and marketing on the messaging channel, `false` gives order updates back (marketing needs its own consent, ' +
+      'POST /customers/consents).',
     responses: { 200: 'The customer as GET /customers shows it, and whether anything changed' },
     requestExample: { phone: '+91 98765 43210', messaging_opted_out: true },
+  },
+  'POST /customers/consents': {
+    tag: 'Customers',
+    operationId: 'setCustomerConsent',
+    summary: "Record a customer's consent given or withdrawn",
+    description:
+      "The customer's own answer, relayed as they gave it: `purpose` `order_updates` or `marketing`, `channel` `messaging` or `email`, " +
+      '`state` `given` or `withdrawn` (withdrawing is the same call as giving). Idempotent: the current state again changes nothing ' +
+      '(`changed: false`, no event); a change is recorded with the time and the key and sends `customer.consent_changed`. ' +
+      'Order updates need no consent (they are sent unless withdrawn); marketing is sent only with consent. No customer with this phone: 404.',
+    responses: { 200: 'The customer as GET /customers shows it, and whether anything changed' },
+    requestExample: { phone: '+91 98765 43210', purpose: 'marketing', channel: 'messaging', state: 'given' },
   },
   'POST /webhooks': {
     tag: 'Webhooks',
@@ -227,7 +244,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
       '`X-Webhook-Signature: t=<unix>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`; the signing `secret` is in this answer only. ' +
       'The URL must be https and must not point at a loopback, private, link-local or metadata address (400 on `url`); redirects are ' +
       'not followed. At most 10 endpoints per company (422). Event types: order.created, order.status_changed, shipment.updated, ' +
-      'invoice.issued, payment.recorded, customer.messaging_opt_out_changed, order.cod_confirmation_requested, ' +
+      'invoice.issued, payment.recorded, customer.messaging_opt_out_changed, customer.consent_changed, order.cod_confirmation_requested, ' +
       'order.cod_confirmation_settled; see the webhooks guide for bodies and retries.',
     responses: { 201: 'Added; the secret is shown this once' },
     requestExample: { url: 'https://hooks.example.com/commerce', events: ['order.created', 'shipment.updated'], description: 'chat flow' },

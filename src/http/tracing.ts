@@ -24,7 +24,7 @@ export function registerTraceLogging(app: FastifyInstance): void {
 /** The services with `orders.place` (REST and MCP) in an `orders.place` span, the parent of its SQL statements. */
 export function withOrderTracing(services: Services): Services {
   const inner = services.orders;
-  const place: Services['orders']['place'] = (tenant, body) =>
-    inSpan('orders.place', { 'order.lines': body.items.length }, () => inner.place(tenant, body), errorType);
+  const place: Services['orders']['place'] = (tenant, body, door) =>
+    inSpan('orders.place', { 'order.lines': body.items.length }, () => inner.place(tenant, body, door), errorType);
   return { ...services, orders: { ...inner, place } };
 }

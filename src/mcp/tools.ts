@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { pageEnvelope } from '../contract/paging.js';
 import { browseQuerySchema, browseResponseSchema, categoriesResponseSchema, productDetailResponseSchema, productIdSchema } from '../contract/catalogue.js';
-import { customerLookupQuery, customerSchema } from '../contract/customers.js';
+import { customerLookupQuery, customerSchema, setConsentBody } from '../contract/customers.js';
 import { orderLookupParams, orderLookupQuery, orderLookupSchema, orderSchema, placeOrderBody } from '../contract/orders.js';
 import { codConfirmationArgs } from '../contract/cod-answer.js';
 import { paymentLinkBody, paymentLinkParams, paymentLinkResponse } from '../contract/payment-links.js';
@@ -77,11 +77,29 @@ export const TOOLS: ToolDefinition[] = [
     description:
       'Finds the customer with this mobile number (matched on the number, not the formatting) with their address on file and their latest orders, newest first. ' +
       'If messaging_opted_out is true the customer asked not to be messaged on the messaging channel: do not send them messages. ' +
+      'may_send says what may be sent now per purpose and channel (order updates unless withdrawn; marketing only with consent): check it before sending anything. ' +
+      "consents shows each consent as given, withdrawn or not_asked; privacy_notice_url is the company's privacy notice to share when asking for consent. " +
       'Answers not_found when no customer has this number.',
     input: customerLookupQuery,
     output: z.object({ data: customerSchema }),
     annotations: read('Find a customer by phone'),
     run: async ({ services, tenant }, args) => ({ data: await services.customers.findByPhone(tenant, args) }),
+  }),
+  define({
+    name: 'set_customer_consent',
+    title: "Record a customer's consent",
+    description:
+      'Records the customer\'s own answer about messages: purpose "order_updates" (about their orders) or "marketing" (offers and news), ' +
+      'channel "messaging" or "email", state "given" or "withdrawn". Withdrawing is this same call. Send only what the customer said, in their own words: ' +
+      'never assume consent. The current state again changes nothing (changed: false). Returns the customer as find_customer does, with may_send updated. ' +
+      'Answers not_found when no customer has this number.',
+    input: setConsentBody,
+    output: z.object({ data: customerSchema, changed: z.boolean() }),
+    annotations: { title: "Record a customer's consent", readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    run: async ({ services, tenant }, args) => {
+      const { customer, changed } = await services.customers.setConsent(tenant.companyId, args, { source: 'mcp', actor: tenant.keyPrefix });
+      return { data: customer, changed };
+    },
   }),
   define({
     name: 'get_order',
@@ -120,12 +138,13 @@ export const TOOLS: ToolDefinition[] = [
       'Give delivery_address (line1, city, 6-digit pincode; state only for PINs shared by two states) unless the customer confirmed the address on file. ' +
       'external_reference is your unique id for this order: use a NEW one for every new order, and the SAME one when retrying after a timeout or error — a repeat never creates a second order and returns the original with duplicate: true. ' +
       'Errors: insufficient_stock lists what is short (offer the available quantity), not_found lists unknown product_ids, validation_failed lists each bad field, ' +
-      "unprocessable with details[].rule when a COD order breaks the company's COD rules (offer prepaid; check_cod_availability asks first).",
+      "unprocessable with details[].rule when a COD order breaks the company's COD rules (offer prepaid; check_cod_availability asks first). " +
+      "marketing_consent records the customer's own answer to marketing messages if you asked it while ordering; never assume it.",
     input: placeOrderBody,
     output: z.object({ data: orderSchema, duplicate: z.literal(true).optional() }),
     annotations: { title: 'Place a confirmed order', readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     run: async ({ services, tenant }, args) => {
-      const { order, duplicate } = await services.orders.place(tenant, args);
+      const { order, duplicate } = await services.orders.place(tenant, args, 'place_order');
       return duplicate ? { data: order, duplicate: true } : { data: order };
     },
   }),

@@ -12,6 +12,7 @@ import { tenantReader, type TenantReader } from '../keys/key-check.js';
 import { findOrderByReference, owePlatformOrderEvent } from './orders.queries.js';
 import { eventMessages } from './whatsapp-messages.js';
 import { findMessageFacts } from './whatsapp.queries.js';
+import { consentStates, maySend } from '../customers/consents.js';
 
 /**
  * The 404 of everything that finds an order as GET /orders/{reference} does: no such order, or not the given phone's
@@ -47,7 +48,15 @@ export async function orderLookupByReference(
   if (!o) return undefined;
   return {
     ...toOrderSummary(o),
-    customer: { name: o.customer_name, phone: o.customer_phone, messaging_opted_out: o.customer_messaging_opted_out },
+    customer: {
+      name: o.customer_name,
+      phone: o.customer_phone,
+      messaging_opted_out: o.customer_messaging_opted_out,
+      may_send: maySend(consentStates(o.customer_consents), {
+        erased: o.customer_erased_at !== null,
+        messagingOptedOut: o.customer_messaging_opted_out,
+      }),
+    },
     items: o.lines.map(lineOut),
     shipment: o.shipment_status
       ? shipmentOut({
@@ -88,13 +97,7 @@ export async function orderLookupByReference(
  * Records an order event in the caller's transaction (the outbox): the order as the lookup shows it at this point
  * of the transaction, so the event and the change commit together or not at all.
  */
-export async function recordOrderEvent(
-  tx: Db,
-  companyId: string,
-  type: Exclude<EventType, 'customer.messaging_opt_out_changed'>,
-  orderId: string,
-  now: Date,
-): Promise<void> {
+export async function recordOrderEvent(tx: Db, companyId: string, type: Exclude<EventType, `customer.${string}`>, orderId: string, now: Date): Promise<void> {
   const data = await orderLookupByReference(tenantReader(tx, { companyId }), orderId, null, now);
   if (!data) throw new Error(`order ${orderId} cannot be read for its ${type} event`);
   await recordEvent(tx, companyId, {

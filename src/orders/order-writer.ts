@@ -22,6 +22,8 @@ import { orderStatusLabel } from '../contract/status-labels.js';
 import { eventMessages } from './whatsapp-messages.js';
 import { findMessagingContext, type MessagingContext } from './whatsapp.queries.js';
 
+const NOTHING_YET = { order_updates: { messaging: false, email: false }, marketing: { messaging: false, email: false } };
+
 /**
  * The order.created event's data as the lookup would show the new order; place_order_with_event() fills in
  * `order_date` and `customer` (name on file, phone, opt-out), which only the statement knows.
@@ -36,7 +38,8 @@ function createdEvent(w: PlaceOrderWrite, messaging: MessagingContext): PlacedEv
     currency: 'INR',
     order_date: '',
     external_reference: w.order.external_reference,
-    customer: { name: w.customer.name, phone: w.customer.phone_e164, messaging_opted_out: false },
+    // place_order_with_event() writes the customer as recorded, its opt-out and what may be sent to it
+    customer: { name: w.customer.name, phone: w.customer.phone_e164, messaging_opted_out: false, may_send: NOTHING_YET },
     items: w.lines.map(lineOut),
     shipment: null,
     invoice: null,

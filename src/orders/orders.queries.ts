@@ -4,12 +4,14 @@ import type { Db } from '../db/index.js';
 import type { TenantReader } from '../keys/key-check.js';
 import type { DeliveryAddress } from '../contract/orders.js';
 import type { CustomerRow } from '../customers/customers.queries.js';
+import { latestConsentsOf, type LatestConsent } from '../customers/consents.queries.js';
 import {
   columnList,
   orderLines,
   type CompanyRow,
   type CustomerRow as CustomerRecord,
   type CreditNoteRow,
+  type CustomerConsentRow,
   type InvoiceRow,
   type OrderLineRow,
   type OrderRow as OrderRecord,
@@ -96,6 +98,8 @@ export interface PlaceOrderWrite {
   /** the reserve_stock() lines (reservationLines in reservations.ts) */
   reservations: { variant_id: string; quantity: string; product_id: string; reservation_id: string }[];
   booking_job_id: string | null;
+  /** The customer's marketing answers given while ordering, recorded by place_order_with_event() when they change the state. */
+  consents?: OrderConsent[];
   /** The checkout this order completes: its held stock becomes the order's (complete_checkout_stock.sql). Absent for POST /orders. */
   checkout_id?: string;
   /** With checkout_id: the checkout must still be open (its buyer completing it), else CHECKOUT_CLOSED and nothing is kept. */
@@ -106,6 +110,9 @@ export interface PlaceOrderWrite {
   checkout_payment?: unknown;
   checkout_view?: unknown;
 }
+
+/** A consent row an order records (customer_consents): its id, what it says, and through what. */
+export type OrderConsent = Pick<CustomerConsentRow, 'id' | 'purpose' | 'channel' | 'state' | 'source' | 'actor'>;
 
 /** SQLSTATE raised by place_order() when the external_reference is already used (nothing was kept). */
 export const REFERENCE_TAKEN = 'CS200';
@@ -237,7 +244,7 @@ export type OrderRow = Pick<
 type Prefixed<Row, K extends keyof Row & string, P extends string> = { [F in K as `${P}${F}`]: Row[F] | null };
 
 /** The order's shipment and invoice columns, as findOrderByReference joins them (null when absent). */
-export type FulfilmentColumns = { customer_messaging_opted_out: boolean } & Prefixed<
+export type FulfilmentColumns = { customer_messaging_opted_out: boolean; customer_erased_at: Date | null; customer_consents: LatestConsent[] } & Prefixed<
   ShipmentRow,
   'status' | 'awb' | 'courier' | 'tracking_url' | 'delivered_at',
   'shipment_'
@@ -283,7 +290,8 @@ export async function findOrderByReference(
       FROM orders o
       WHERE o.company_id = ${companyId} AND o.status <> 'draft'
         AND (o.order_number = ${reference} OR o.id = ${reference} OR o.external_reference = ${reference}))
-    SELECT ${ORDER_COLUMNS}, c.messaging_opted_out AS customer_messaging_opted_out,
+    SELECT ${ORDER_COLUMNS}, c.messaging_opted_out AS customer_messaging_opted_out, c.erased_at AS customer_erased_at,
+      (${latestConsentsOf(companyId, sql`c.id`)}) AS customer_consents,
       s.status AS shipment_status, s.awb AS shipment_awb, s.courier AS shipment_courier, s.tracking_url AS shipment_tracking_url,
       s.delivered_at AS shipment_delivered_at,
       i.invoice_number, i.id AS invoice_id, i.total AS invoice_total, i.amount_paid AS invoice_amount_paid, i.due_at AS invoice_due_at,

@@ -12,7 +12,16 @@ import { deliveryAddress, resolveLines } from './order-input.js';
 import { createOrderWriter, type PlaceOrderInput } from './order-writer.js';
 import { lookupPhone, orderLookupByReference, unknownOrder } from './order-events.js';
 import { messagingContext } from './whatsapp.queries.js';
-import { findOrderById, findOrderIdByExternalReference, findOrderLines, orderPrelude, REFERENCE_TAKEN, type LineRow, type NewLine } from './orders.queries.js';
+import {
+  findOrderById,
+  findOrderIdByExternalReference,
+  findOrderLines,
+  orderPrelude,
+  REFERENCE_TAKEN,
+  type LineRow,
+  type NewLine,
+  type OrderConsent,
+} from './orders.queries.js';
 import { orderNumbersFor, type OrderNumbers } from './order-numbers.js';
 import type { Order, OrderLookup, PlaceOrderBody } from '../contract/orders.js';
 import { insufficientStock, reservationLines } from './reservations.js';
@@ -37,6 +46,16 @@ export const referenceHeldByDraft = (reference: string) =>
  */
 export interface CodRulesGate {
   refuseBroken(companyId: string, order: { pincode: string | null; pincodePath: string; amount: Decimal; phoneE164: string }): Promise<void>;
+}
+
+/** The marketing answers of an order as consent rows (true: given, false: withdrawn, absent: none); order updates need none. */
+function marketingConsents(answer: PlaceOrderBody['marketing_consent'], source: OrderConsent['source'], actor: string): OrderConsent[] {
+  return (['messaging', 'email'] as const).flatMap((channel) => {
+    const given = answer?.[channel];
+    return typeof given === 'boolean'
+      ? [{ id: newId('cns'), purpose: 'marketing' as const, channel, state: given ? ('given' as const) : ('withdrawn' as const), source, actor }]
+      : [];
+  });
 }
 
 /** `clock` decides when an invoice counts as overdue (tests pass their own); `media` signs the invoice links. */
@@ -73,7 +92,7 @@ export function createOrderService({
      * recognises the customer, inserts the order (idempotent on external_reference), locks and reserves
      * stock, writes lines and the courier-booking job. Any refusal rolls the whole transaction back.
      */
-    async place(tenant: Tenant, body: PlaceOrderBody): Promise<{ order: Order; duplicate: boolean }> {
+    async place(tenant: Tenant, body: PlaceOrderBody, door: 'order' | 'place_order' = 'order'): Promise<{ order: Order; duplicate: boolean }> {
       const companyId = tenant.companyId;
       const phone = normalizePhone(body.customer.phone);
       const identifiers = [...new Set(body.items.map((i) => i.product_id))];
@@ -123,6 +142,7 @@ export function createOrderService({
         })),
         reservations: reservationLines(lines.map((l) => ({ variantId: l.variantId, quantity: l.quantityDec, productId: l.productId }))),
         booking_job_id: address && prelude.auto_courier_booking ? newId('job') : null,
+        consents: marketingConsents(body.marketing_consent, door, tenant.keyPrefix),
       };
       try {
         const row = await writer.place(companyId, write, messagingContext(prelude));

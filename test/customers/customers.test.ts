@@ -46,6 +46,9 @@ describe('GET /customers', () => {
           cod_confirmation: null,
         })),
         delivery_record: { delivered: 0, returned_to_origin: 0, cancelled: 0 },
+        consents: { order_updates: { messaging: 'not_asked', email: 'not_asked' }, marketing: { messaging: 'not_asked', email: 'not_asked' } },
+        may_send: { order_updates: { messaging: true, email: true }, marketing: { messaging: false, email: false } },
+        privacy_notice_url: null,
       });
     }
   });

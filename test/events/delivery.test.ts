@@ -114,7 +114,12 @@ describe('events delivered to a real receiver', () => {
       status_label: expect.any(String),
       shipment: null,
       invoice: null,
-      customer: { ...lookup.body.data.customer, messaging_opted_out: false },
+      // before the opt-out: order updates could be sent on messaging
+      customer: {
+        ...lookup.body.data.customer,
+        messaging_opted_out: false,
+        may_send: { ...lookup.body.data.customer.may_send, order_updates: { messaging: true, email: true } },
+      },
     });
     // The customer's event is the GET /customers shape as it was at the change (also the PUT's answer).
     const customerEvent = got.find((r) => r.body.type === 'customer.messaging_opt_out_changed')!.body.data;

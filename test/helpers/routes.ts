@@ -23,6 +23,7 @@ export const SPEC_ROUTES: {
   { name: 'customer lookup', method: 'GET', url: '/customers?phone=9876543210' },
   { name: 'mcp', method: 'POST', url: '/mcp', body: { jsonrpc: '2.0', id: 1, method: 'tools/list' } },
   { name: 'messaging opt-out', method: 'PUT', url: '/customers/messaging-opt-out', body: { phone: '9876543210', messaging_opted_out: true } },
+  { name: 'consent', method: 'POST', url: '/customers/consents', body: { phone: '9876543210', purpose: 'marketing', channel: 'email', state: 'given' } },
   { name: 'webhook add', method: 'POST', url: '/webhooks', body: { url: 'https://8.8.8.8/hook', events: ['order.created'] }, permission: 'webhooks' },
   { name: 'webhook list', method: 'GET', url: '/webhooks', permission: 'webhooks' },
   { name: 'webhook remove', method: 'DELETE', url: '/webhooks/whe_none', permission: 'webhooks' },

@@ -33,6 +33,7 @@ export const REQUIRED: Record<string, string[]> = {
   list_categories: [],
   place_order: ['customer', 'items', 'external_reference'],
   search_products: [],
+  set_customer_consent: ['phone', 'purpose', 'channel', 'state'],
   update_checkout: ['id', 'checkout'],
 };
 export const TOOL_NAMES = Object.keys(REQUIRED);
@@ -147,21 +148,21 @@ export function toolCalls(run: 'required' | 'nulls', client: string): ToolCall[]
     { label: 'get_product_details', tool: 'get_product_details', args: { id: 'SHIRT' } },
     { label: 'search_products', tool: 'search_products', args: unset('search', 'limit', 'offset') },
     { label: 'get_product', tool: 'get_product', args: { id: 'RICE-LOOSE' } },
-    { label: 'place_order', tool: 'place_order', args: order(ref, unset('notes', 'delivery_address', 'payment', 'payment_reference')) },
+    { label: 'place_order', tool: 'place_order', args: order(ref, unset('notes', 'delivery_address', 'payment', 'payment_reference', 'marketing_consent')) },
   ];
   if (nulls) {
     const address = { line1: '12 MG Road', city: 'Bengaluru', pincode: '560001', name: null, line2: null, state: null, phone: null };
     calls.push({
       label: 'place_order (an address with its optional fields null)',
       tool: 'place_order',
-      args: order(`${ref}-address`, { ...unset('notes', 'payment', 'payment_reference'), delivery_address: address }),
+      args: order(`${ref}-address`, { ...unset('notes', 'payment', 'payment_reference', 'marketing_consent'), delivery_address: address }),
     });
   }
   calls.push(
     {
       label: 'place_order (cash on delivery)',
       tool: 'place_order',
-      args: order(`${ref}-cod`, { ...unset('notes', 'delivery_address', 'payment_reference'), payment: 'cod' }),
+      args: order(`${ref}-cod`, { ...unset('notes', 'delivery_address', 'payment_reference', 'marketing_consent'), payment: 'cod' }),
     },
     { label: 'confirm_cod_order', tool: 'confirm_cod_order', args: { reference: `${ref}-cod`, answer: 'confirm', ...unset('phone') } },
   );
@@ -180,6 +181,11 @@ export function toolCalls(run: 'required' | 'nulls', client: string): ToolCall[]
     },
     { label: 'find_customer', tool: 'find_customer', args: { phone: PHONE, ...unset('recent_orders') } },
     { label: 'check_cod_availability', tool: 'check_cod_availability', args: unset('pincode', 'phone', 'amount') },
+    {
+      label: 'set_customer_consent',
+      tool: 'set_customer_consent',
+      args: { phone: PHONE, purpose: 'marketing', channel: 'email', state: run === 'nulls' ? 'withdrawn' : 'given' },
+    },
   );
   return calls.map((c) => ({ ...c, label: `${c.label} (${run})` }));
 }
@@ -221,6 +227,15 @@ export async function expectRestShaped(shop: Shop, call: ToolCall, answer: unkno
       return same(`/customers${query(args)}`);
     case 'check_cod_availability':
       return same(`/cod/availability${query(args)}`);
+    case 'set_customer_consent': {
+      // the same state again over REST changes nothing and answers the same customer
+      const res = await shop.rest('POST', '/customers/consents', args);
+      expect(res.status, label).toBe(200);
+      expect(res.body.changed, label).toBe(false);
+      expect(got, label).toEqual({ ...(unsign(res.body) as object), changed: true });
+      expect(got.data, label).toMatchObject({ consents: { marketing: { email: args.state } }, may_send: { marketing: { email: args.state === 'given' } } });
+      return;
+    }
     case 'place_order': {
       const repeat = await shop.rest('POST', '/orders', args);
       expect(repeat.status, label).toBe(200);

@@ -126,7 +126,7 @@ describe('revision 2026-07-28 beside the 2025 era on the same endpoint', () => {
     const legacyBody = await legacy.json();
     expect(legacyBody.result.ttlMs).toBeUndefined();
     expect(res.body.result.tools).toEqual(legacyBody.result.tools);
-    expect(res.body.result.tools).toHaveLength(17);
+    expect(res.body.result.tools).toHaveLength(18);
   });
 
   it('calls browse_catalog with the REST body as result, JSON, and no cache hint on live stock', async () => {

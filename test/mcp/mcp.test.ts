@@ -120,7 +120,7 @@ describe('transport and protocol', () => {
     const { client, transport } = await connect({ 'x-api-key': tenant.key });
     expect(client.getServerVersion()?.name).toBe('commerce-api');
     expect(transport.protocolVersion).toBe('2025-11-25');
-    expect((await client.listTools()).tools).toHaveLength(20);
+    expect((await client.listTools()).tools).toHaveLength(21);
     await client.close();
   });
 
@@ -154,7 +154,7 @@ describe('transport and protocol', () => {
 
   it('accepts the key as Authorization: Bearer too', async () => {
     const { client } = await connect({ authorization: `Bearer ${tenant.key}` });
-    expect((await client.listTools()).tools.length).toBe(20);
+    expect((await client.listTools()).tools.length).toBe(21);
     await client.close();
   });
 });
@@ -164,7 +164,7 @@ const WRITES_CHECKOUT = ['create_checkout', 'update_checkout', 'complete_checkou
 /** The data-rights tools (test/privacy/customer-rights.test.ts): even the export writes its audit entry. */
 const PRIVACY_TOOLS = ['export_customer_data', 'correct_customer_data', 'erase_customer_data'];
 /** The other tools that write besides place_order (test/mcp/payment-link-tool.test.ts). */
-const WRITES_OTHER = ['confirm_cod_order', 'create_payment_link', ...PRIVACY_TOOLS];
+const WRITES_OTHER = ['confirm_cod_order', 'create_payment_link', 'set_customer_consent', ...PRIVACY_TOOLS];
 
 describe('tools/list', () => {
   it('lists every tool with a title, a description, schemas and annotations', async () => {
@@ -184,6 +184,7 @@ describe('tools/list', () => {
         'place_order',
         'create_payment_link',
         'search_products',
+        'set_customer_consent',
         ...WRITES_CHECKOUT,
         'get_checkout',
         ...PRIVACY_TOOLS,
@@ -403,7 +404,7 @@ describe('JSON-RPC batches: only where the protocol has them, at most 10, each m
     );
     expectRefused(await rpc(batch(1), { 'mcp-protocol-version': version }), /not part of/);
     // one message per POST is served as usual
-    expect((await rpc(list(1), { 'mcp-protocol-version': version })).body.result.tools).toHaveLength(20);
+    expect((await rpc(list(1), { 'mcp-protocol-version': version })).body.result.tools).toHaveLength(21);
   });
 
   it('refuses a batch holding an initialize for 2025-06-18 or later', async () => {
@@ -493,13 +494,13 @@ describe('arguments of the wrong JSON type: JSON-RPC invalid params (-32602) wit
     const ok = await rpc(call({ name: 'list_categories', arguments: null }, 3));
     expect(ok.body.id).toBe(3);
     expect(ok.body.result.isError).toBeFalsy();
-    expect((await rpc({ jsonrpc: '2.0', id: 4, method: 'tools/list', params: null })).body.result.tools).toHaveLength(20);
+    expect((await rpc({ jsonrpc: '2.0', id: 4, method: 'tools/list', params: null })).body.result.tools).toHaveLength(21);
 
     const mixed = await rpc([{ jsonrpc: '2.0', id: 1, method: 'tools/list' }, call([], 2), call({ name: 'list_categories', arguments: [] }, 3)]);
     expect(mixed.status).toBe(200);
     const byId = new Map(mixed.body.map((r: { id: number }) => [r.id, r]));
     expect(byId.size).toBe(3);
-    expect((byId.get(1) as { result: { tools: unknown[] } }).result.tools).toHaveLength(20);
+    expect((byId.get(1) as { result: { tools: unknown[] } }).result.tools).toHaveLength(21);
     expect(byId.get(2)).toMatchObject({ error: { code: -32602 } });
     expect(byId.get(3)).toMatchObject({ error: { code: -32602 } });
   });
@@ -558,7 +559,7 @@ describe('agents send nulls: every optional argument of every tool takes null as
       }
       if (tool.name === 'place_order') {
         expect(tool.inputSchema.required).toEqual(['customer', 'items', 'external_reference']);
-        expect(nullableOf(props)).toEqual(['delivery_address', 'notes', 'payment', 'payment_reference']);
+        expect(nullableOf(props)).toEqual(['delivery_address', 'marketing_consent', 'notes', 'payment', 'payment_reference']);
         expect(props.customer).toMatchObject({ type: 'object', required: ['name', 'phone'], additionalProperties: false });
         expect(props.customer.properties).toHaveProperty('email.anyOf', [{ type: 'string', maxLength: 254 }, { type: 'null' }]);
         const [address] = branches(props.delivery_address);

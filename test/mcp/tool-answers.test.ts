@@ -53,6 +53,11 @@ beforeAll(async () => {
     orderBody({ customer: { name: 'Asha Rao', phone: PHONE }, payment: 'cod', items: [{ product_id: 'RICE-LOOSE', quantity: 1 }] }),
   );
   codOrderNumber = (toConfirm.body as { data: { order_number: string } }).data.order_number;
+  await direct.services.customers.setConsent(
+    s.companyId,
+    { phone: PHONE, purpose: 'marketing', channel: 'messaging', state: 'given' },
+    { source: 'api', actor: null },
+  );
   // a COD order with its payment link made, so create_payment_link answers that live link on both roads
   rzp = await fakeRazorpay();
   const acct = rzp.account();
@@ -123,6 +128,11 @@ const SAMPLES: Record<string, { ok: () => Record<string, unknown>; refused?: Rec
   },
   place_order: { ok: () => placed, refused: { customer: { name: 'A', phone: PHONE }, items: [], external_reference: 'x' } },
   check_cod_availability: { ok: () => ({ pincode: '560038', phone: PHONE, amount: '499.00' }), refused: { pincode: '5600' } },
+  // given before the calls (beforeAll), so every call answers changed: false
+  set_customer_consent: {
+    ok: () => ({ phone: PHONE, purpose: 'marketing', channel: 'messaging', state: 'given' }),
+    refused: { phone: PHONE, purpose: 'newsletters', channel: 'messaging', state: 'given' },
+  },
   search_products: { ok: () => ({ search: 'rice' }), refused: { limit: 'many' } },
   get_product: { ok: () => ({ id: 'RICE-LOOSE' }), refused: {} },
   // the writes with a fixed idempotency_key: every call after the first answers its answer again

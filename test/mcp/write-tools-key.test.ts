@@ -75,6 +75,7 @@ describe('a tool definition', () => {
       'create_checkout',
       'create_payment_link',
       'place_order',
+      'set_customer_consent',
       'update_checkout',
     ]);
     expect(writing.filter((t) => t.keyInFirstStatement).map((t) => t.name)).toEqual([]);

@@ -29,7 +29,12 @@ describe('GET /orders/{reference}', () => {
       currency: 'INR',
       order_date: order.created_at,
       external_reference: 'WA-LOOKUP-1',
-      customer: { name: 'Asha Rao', phone: '+919876543210', messaging_opted_out: false },
+      customer: {
+        name: 'Asha Rao',
+        phone: '+919876543210',
+        messaging_opted_out: false,
+        may_send: { order_updates: { messaging: true, email: true }, marketing: { messaging: false, email: false } },
+      },
       items: [{ sku: 'TEE-M', name: 'Cotton Tee (M)', quantity: '2.000', unit_price: '299.00', line_total: '598.00' }],
       shipment: null,
       invoice: null,

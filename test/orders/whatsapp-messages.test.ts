@@ -34,7 +34,12 @@ function order(overrides: Partial<MessageOrder> = {}): MessageOrder {
     order_number: 'ORD-100231',
     order_status: 'confirmed',
     amount: '1047.50',
-    customer: { name: 'Asha Rao', phone: '+919876543210', messaging_opted_out: false },
+    customer: {
+      name: 'Asha Rao',
+      phone: '+919876543210',
+      messaging_opted_out: false,
+      may_send: { order_updates: { messaging: true, email: true }, marketing: { messaging: false, email: false } },
+    },
     items: [
       { sku: 'KURTA-BLUE-L', name: HINDI, quantity: '2.000', unit_price: '399.00', line_total: '798.00' },
       { sku: 'RICE-LOOSE', name: 'Sona Masoori Rice', quantity: '1.500', unit_price: '166.33', line_total: '249.50' },
@@ -195,7 +200,21 @@ describe('order_details', () => {
     expect(refusal(() => buildOrderDetails(order({ order_number: 'ORD/2026/1' }), facts()))).toMatchObject({ details: [{ path: 'order_number' }] });
     expect(refusal(() => buildOrderDetails(order({ order_number: `ORD-${'1'.repeat(32)}` }), facts()))).toMatchObject({ details: [{ path: 'order_number' }] });
     expect(buildOrderDetails(order({ order_number: `ORD-${'1'.repeat(31)}` }), facts()).interactive.action.parameters.reference_id).toHaveLength(35);
-    expect(refusal(() => buildOrderDetails(order({ customer: { name: 'A', phone: null, messaging_opted_out: false } }), facts()))).toMatchObject({
+    expect(
+      refusal(() =>
+        buildOrderDetails(
+          order({
+            customer: {
+              name: 'A',
+              phone: null,
+              messaging_opted_out: false,
+              may_send: { order_updates: { messaging: true, email: true }, marketing: { messaging: false, email: false } },
+            },
+          }),
+          facts(),
+        ),
+      ),
+    ).toMatchObject({
       details: [{ path: 'customer.phone' }],
     });
   });

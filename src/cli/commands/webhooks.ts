@@ -132,7 +132,12 @@ export const webhookCommands: CommandGroup = {
     async run(args, ctx) {
       const { values } = parse(args, { ...companyFlag, phone: { type: 'string' }, resume: { type: 'boolean' } });
       if (!str(values.phone)) throw new UsageError('--phone is required');
-      const { customer, changed } = await ctx.services.customers.setMessagingOptOut((await companyId(ctx, values))!, str(values.phone)!, !values.resume);
+      const { customer, changed } = await ctx.services.customers.setMessagingOptOut(
+        (await companyId(ctx, values))!,
+        str(values.phone)!,
+        !values.resume,
+        ctx.actor.name,
+      );
       const row = { customer_id: customer.customer_id, messaging_opted_out: customer.messaging_opted_out, changed };
       show(
         ctx,

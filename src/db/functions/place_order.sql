@@ -86,7 +86,7 @@ BEGIN
   RETURN jsonb_build_object(
     'id', o.id, 'order_number', o.order_number, 'status', o.status, 'amount', o.amount::text, 'currency', o.currency,
     'created_at', o.created_at, 'external_reference', o.external_reference, 'payment', o.payment,
-    'delivery_address', o.delivery_address, 'customer_name', c.name, 'customer_phone', c.phone_e164,
+    'delivery_address', o.delivery_address, 'customer_id', c.id, 'customer_name', c.name, 'customer_phone', c.phone_e164,
     'cod_confirmation', CASE WHEN cod_due IS NULL THEN NULL ELSE 'pending' END, 'cod_confirmation_due_at', cod_due,
     'cod_confirmation_settled_at', NULL, 'cod_confirmation_settled_by', NULL);
 END $$;

@@ -3,7 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Services } from '../../services.js';
 import { errorResponses } from '../../contract/error-responses.js';
-import { customerLookupQuery, customerSchema, optOutBody } from '../../contract/customers.js';
+import { customerLookupQuery, customerSchema, optOutBody, setConsentBody } from '../../contract/customers.js';
 
 /** REST door for customers. */
 export function registerCustomerRoutes(api: FastifyInstance, { customers }: Pick<Services, 'customers'>): void {
@@ -25,7 +25,28 @@ export function registerCustomerRoutes(api: FastifyInstance, { customers }: Pick
       },
     },
     async (req) => {
-      const { customer, changed } = await customers.setMessagingOptOut(req.tenant.companyId, req.body.phone, req.body.messaging_opted_out);
+      const { customer, changed } = await customers.setMessagingOptOut(
+        req.tenant.companyId,
+        req.body.phone,
+        req.body.messaging_opted_out,
+        req.tenant.keyPrefix,
+      );
+      return { data: customer, changed };
+    },
+  );
+
+  // The customer's own consent, relayed by the flow: giving and withdrawing are the same call.
+  api.withTypeProvider<ZodTypeProvider>().post(
+    '/customers/consents',
+    {
+      bodyLimit: 4 * 1024,
+      schema: {
+        body: setConsentBody,
+        response: { 200: z.object({ data: customerSchema, changed: z.boolean() }), ...errorResponses([400, 401, 403, 404, 413, 415, 429, 500]) },
+      },
+    },
+    async (req) => {
+      const { customer, changed } = await customers.setConsent(req.tenant.companyId, req.body, { source: 'api', actor: req.tenant.keyPrefix });
       return { data: customer, changed };
     },
   );
