@@ -54,7 +54,7 @@ import {
   type RightsCustomer,
   type RightsOrder,
 } from './privacy.queries.js';
-import { ERASED, mentions, needlesOf, scrubJson, scrubJsonText, textScrubber } from './scrub.js';
+import { buyerMatch, ERASED, mentions, needlesOf, scrubJson, scrubJsonText, textScrubber } from './scrub.js';
 
 /** Orders not yet with the customer: an erasure waits for them, or cancels them when asked (shipped ones go on). */
 const UNDELIVERED = new Set(['draft', 'confirmed', 'packed', 'shipped']);
@@ -64,6 +64,8 @@ const NOT_SHIPPED = new Set(['draft', 'confirmed', 'packed']);
 export const RECIPIENT_DETAILS_FROM = new Decimal(50_000);
 
 const FREE_TEXT: FreeTextPlace[] = ['shipment_events.note', 'courier_holds.reason', 'courier_holds.resolution', 'credit_notes.reason', 'payments.reference'];
+/** The members of a UCP buyer or shipping destination that are the person's own (the locality, region and PIN code stay). */
+const CHECKOUT_PERSONAL = ['first_name', 'last_name', 'full_name', 'email', 'phone_number', 'street_address', 'extended_address'];
 const PURPOSES = ['order_updates', 'marketing'] as const;
 const CHANNELS = ['messaging', 'email'] as const;
 
@@ -149,11 +151,12 @@ async function eraseLocked(
   const fromOrders = orders.flatMap((o) =>
     o.delivery_address ? [o.delivery_address.name, o.delivery_address.line1, o.delivery_address.line2, o.delivery_address.phone] : [],
   );
-  const buyerNeedles = needlesOf([customer.phone_e164, customer.email]);
-  const checkouts = await checkoutsOf(tx, companyId, orderIds, buyerNeedles, true);
+  const checkouts = await checkoutsOf(tx, companyId, orderIds, buyerMatch(customer.phone_e164, customer.email), true);
+  // what the buyer typed into a checkout: an open one's address is on no order, so its lines are needles of their own
   const fromCheckouts = checkouts.flatMap((c) => {
-    const b = (c.buyer ?? {}) as Record<string, unknown>;
-    return [b.first_name, b.last_name, b.full_name, b.email, b.phone_number].filter((v): v is string => typeof v === 'string');
+    const methods = ((c.fulfillment ?? {}) as { methods?: { destinations?: Record<string, unknown>[] }[] }).methods ?? [];
+    const people = [(c.buyer ?? {}) as Record<string, unknown>, ...methods.flatMap((m) => m.destinations ?? [])];
+    return people.flatMap((b) => CHECKOUT_PERSONAL.map((k) => b[k])).filter((v): v is string => typeof v === 'string');
   });
   const needles = needlesOf([...own, ...fromOrders, ...fromCheckouts]);
   const scrubText = textScrubber(needles);

@@ -1,6 +1,7 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../db/index.js';
 import type { StoredAddress } from '../db/schema/index.js';
+import type { BuyerMatch } from './scrub.js';
 
 /**
  * The statements of a customer's data rights (customer-data.service.ts): the access document's reads, and the erasure's
@@ -156,16 +157,21 @@ export interface RightsCheckout {
 
 const OPEN_CHECKOUT = sql`status IN ('incomplete', 'requires_escalation', 'ready_for_complete')`;
 
+/** The buyer and fulfilment of a checkout as one text, without the separators typed inside a phone number. */
+const typedPhones = sql`regexp_replace(coalesce(buyer::text, '') || ' ' || coalesce(fulfillment::text, ''), '[[:space:]().-]+', '', 'g')`;
+
 /**
  * The checkout sessions of the customer's orders and the open ones whose buyer is this customer (their e-mail or phone
- * in the buyer); with `lock`, locked.
+ * in the buyer, or their phone as typed in the buyer or a destination: scrub.ts `buyerMatch`); with `lock`, locked.
  */
-export async function checkoutsOf(db: Db, companyId: string, orderIds: string[], buyerNeedles: string[], lock = false): Promise<RightsCheckout[]> {
+export async function checkoutsOf(db: Db, companyId: string, orderIds: string[], buyer: BuyerMatch, lock = false): Promise<RightsCheckout[]> {
+  const byBuyer = buyer.needles.length ? mentioning(sql`coalesce(buyer::text, '')`, buyer.needles) : sql`false`;
+  const byPhone = buyer.phonePattern ? sql`${typedPhones} ~ ${buyer.phonePattern}` : sql`false`;
   return db.query<RightsCheckout>(sql`
     SELECT id, status, order_id, buyer, fulfillment, payment, completed_view, order_updates, line_items, created_at, updated_at
       FROM checkout_sessions
      WHERE company_id = ${companyId}
-       AND (order_id = ${ids(orderIds)} OR (${OPEN_CHECKOUT} AND buyer IS NOT NULL AND ${mentioning(sql`buyer::text`, buyerNeedles)}))
+       AND (order_id = ${ids(orderIds)} OR (${OPEN_CHECKOUT} AND (${byBuyer} OR ${byPhone})))
      ORDER BY id ${lock ? sql`FOR UPDATE` : sql``}`);
 }
 

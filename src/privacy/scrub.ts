@@ -31,6 +31,26 @@ export function needlesOf(values: (string | null | undefined)[]): string[] {
   return [...out].sort((a, b) => b.length - a.length);
 }
 
+/**
+ * How a UCP buyer is recognised as the customer in an open checkout (which has no order yet): their e-mail or phone in
+ * the buyer (`needles`), or their phone as typed anywhere in the buyer or the fulfilment ("+91 98765-43210",
+ * "098765 43210"): `phonePattern` is a regular expression over that text with the separators people type inside a
+ * number (spaces, brackets, dots, hyphens) removed, matching the number's digits with an optional prefix (0, 91, 0091
+ * for an Indian number; 00 otherwise) and no digit either side. Null when the customer has no phone.
+ */
+export interface BuyerMatch {
+  needles: string[];
+  phonePattern: string | null;
+}
+
+export function buyerMatch(phoneE164: string | null, email: string | null): BuyerMatch {
+  const needles = needlesOf([phoneE164, email]);
+  if (!phoneE164 || !/^\+\d{7,15}$/.test(phoneE164)) return { needles, phonePattern: null };
+  const indian = phoneE164.startsWith('+91');
+  const digits = indian ? phoneE164.slice(3) : phoneE164.slice(1);
+  return { needles, phonePattern: `(^|[^0-9])${indian ? '(0|91|0091)?' : '(00)?'}${digits}([^0-9]|$)` };
+}
+
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** A function replacing every occurrence (any case) of a needle in a text by the placeholder. */
