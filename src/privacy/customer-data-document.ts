@@ -41,7 +41,7 @@ export async function customerData(db: Db, companyId: string, c: RightsCustomer,
     shipmentsOf(db, companyId, orderIds),
     invoicesOf(db, companyId, orderIds),
     paymentLinksOf(db, companyId, orderIds),
-    checkoutsOf(db, companyId, orderIds, buyerMatch(c.phone_e164, c.email)),
+    checkoutsOf(db, companyId, orderIds, buyerMatch([c.phone_e164], [c.email])),
   ]);
   const invoiceIds = invoices.map((i) => i.id);
   const [notes, payments, events] = await Promise.all([
