@@ -14,12 +14,14 @@ import { webhookReceiver } from '../helpers/webhook-receiver.js';
 /**
  * Erasure proven by looking: a customer with orders in every status, an invoice and a credit note with their PDFs drawn,
  * webhook events and deliveries, two UCP checkouts completed over the public UCP door (one cash on delivery, one paid
- * through the Razorpay simulator's signed webhook) and one left open, the saved buyer address and the idempotent
- * answers those calls left, the UCP order events owed to the platform, and a COD order paid through a payment link,
- * is erased over REST; then every text, varchar, json, jsonb and array column of every table the database has (found
- * in information_schema, so a future table is scanned too) and every log line the service wrote are searched for the
- * customer's name, phone (E.164, with the country code, national), e-mail and address lines. Another company's
- * customer of the same name and phone is untouched.
+ * through the Razorpay simulator's signed webhook), one canceled, and one left open by the buyer giving only a phone as
+ * typed and another street, the saved buyer addresses and the idempotent answers those calls left, the UCP order events
+ * owed to the platform, and a COD order paid through a payment link, is erased over REST; then every text, varchar,
+ * json, jsonb and array column of every table the database has (found in information_schema, so a future table is
+ * scanned too) and every log line the service wrote are searched for the customer's name, phone (E.164, with the
+ * country code, national, spaced), e-mail and address lines. Another company's customer of the same name and phone is
+ * untouched, and so is another buyer of the same company with the same first name and locality (their saved address,
+ * checkout and idempotent answers).
  */
 const ctx = useTestApp({
   WEBHOOK_ALLOW_HTTP: 'true',
