@@ -13,7 +13,7 @@ import {
   shipmentsOf,
   type RightsCustomer,
 } from './privacy.queries.js';
-import { needlesOf } from './scrub.js';
+import { buyerMatch } from './scrub.js';
 
 const iso = (d: Date | string) => new Date(d).toISOString();
 const isoOrNull = (d: Date | string | null) => (d === null ? null : iso(d));
@@ -41,7 +41,7 @@ export async function customerData(db: Db, companyId: string, c: RightsCustomer,
     shipmentsOf(db, companyId, orderIds),
     invoicesOf(db, companyId, orderIds),
     paymentLinksOf(db, companyId, orderIds),
-    checkoutsOf(db, companyId, orderIds, needlesOf([c.phone_e164, c.email])),
+    checkoutsOf(db, companyId, orderIds, buyerMatch([c.phone_e164], [c.email])),
   ]);
   const invoiceIds = invoices.map((i) => i.id);
   const [notes, payments, events] = await Promise.all([

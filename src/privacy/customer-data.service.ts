@@ -36,11 +36,11 @@ import {
   eventsAbout,
   findRightsCustomer,
   freeTextsMentioning,
-  idempotentAnswersMentioning,
+  idempotentAnswersAbout,
   inactiveCustomers,
   invoicesOf,
   ordersOfCustomer,
-  paymentEventsMentioning,
+  paymentEventsAbout,
   rewriteCheckout,
   rewriteEvent,
   rewriteFreeText,
@@ -54,7 +54,7 @@ import {
   type RightsCustomer,
   type RightsOrder,
 } from './privacy.queries.js';
-import { ERASED, mentions, needlesOf, scrubJson, scrubJsonText, textScrubber } from './scrub.js';
+import { buyerMatch, ERASED, mentions, needlesOf, scrubJson, scrubJsonText, textScrubber } from './scrub.js';
 
 /** Orders not yet with the customer: an erasure waits for them, or cancels them when asked (shipped ones go on). */
 const UNDELIVERED = new Set(['draft', 'confirmed', 'packed', 'shipped']);
@@ -64,6 +64,8 @@ const NOT_SHIPPED = new Set(['draft', 'confirmed', 'packed']);
 export const RECIPIENT_DETAILS_FROM = new Decimal(50_000);
 
 const FREE_TEXT: FreeTextPlace[] = ['shipment_events.note', 'courier_holds.reason', 'courier_holds.resolution', 'credit_notes.reason', 'payments.reference'];
+/** The members of a UCP buyer or shipping destination that are the person's own (the locality, region and PIN code stay). */
+const CHECKOUT_PERSONAL = ['first_name', 'last_name', 'full_name', 'email', 'phone_number', 'street_address', 'extended_address'];
 const PURPOSES = ['order_updates', 'marketing'] as const;
 const CHANNELS = ['messaging', 'email'] as const;
 
@@ -149,13 +151,18 @@ async function eraseLocked(
   const fromOrders = orders.flatMap((o) =>
     o.delivery_address ? [o.delivery_address.name, o.delivery_address.line1, o.delivery_address.line2, o.delivery_address.phone] : [],
   );
-  const buyerNeedles = needlesOf([customer.phone_e164, customer.email]);
-  const checkouts = await checkoutsOf(tx, companyId, orderIds, buyerNeedles, true);
+  const checkouts = await checkoutsOf(tx, companyId, orderIds, buyerMatch([customer.phone_e164], [customer.email]), true);
+  // what the buyer typed into a checkout: an open one's address is on no order, so its lines are needles of their own
   const fromCheckouts = checkouts.flatMap((c) => {
-    const b = (c.buyer ?? {}) as Record<string, unknown>;
-    return [b.first_name, b.last_name, b.full_name, b.email, b.phone_number].filter((v): v is string => typeof v === 'string');
+    const methods = ((c.fulfillment ?? {}) as { methods?: { destinations?: Record<string, unknown>[] }[] }).methods ?? [];
+    const people = [(c.buyer ?? {}) as Record<string, unknown>, ...methods.flatMap((m) => m.destinations ?? [])];
+    return people.flatMap((b) => CHECKOUT_PERSONAL.map((k) => b[k])).filter((v): v is string => typeof v === 'string');
   });
   const needles = needlesOf([...own, ...fromOrders, ...fromCheckouts]);
+  // who the customer is where no id leads: their e-mails and phones, also as their checkouts' buyers gave them
+  const buyers = checkouts.map((c) => (c.buyer ?? {}) as Record<string, unknown>);
+  const str = (v: unknown) => (typeof v === 'string' ? v : null);
+  const identity = buyerMatch([customer.phone_e164, ...buyers.map((b) => str(b.phone_number))], [customer.email, ...buyers.map((b) => str(b.email))]);
   const scrubText = textScrubber(needles);
   const erased: Record<string, number> = {};
   const count = (table: string, n: number) => (erased[table] = (erased[table] ?? 0) + n);
@@ -200,12 +207,17 @@ async function eraseLocked(
   count('webhook_deliveries', await clearWebhookErrors(tx, companyId, subjects));
   count('ucp_order_deliveries', await clearUcpDeliveryErrors(tx, companyId, orderIds));
   count('jobs', await clearJobErrors(tx, companyId, orderIds));
-  count('buyer_addresses', needles.length ? await deleteBuyerAddresses(tx, companyId, needles) : 0);
+  count('buyer_addresses', await deleteBuyerAddresses(tx, companyId, identity));
 
-  const answers = needles.length ? await idempotentAnswersMentioning(tx, companyId, needles) : [];
+  const answers = await idempotentAnswersAbout(
+    tx,
+    companyId,
+    checkouts.map((c) => c.id),
+    identity,
+  );
   for (const a of answers) await rewriteIdempotentAnswer(tx, companyId, a.scope, a.key, scrubJsonText(a.response, needles));
   count('idempotency_records', answers.length);
-  const payments = needles.length ? await paymentEventsMentioning(tx, companyId, needles) : [];
+  const payments = await paymentEventsAbout(tx, companyId, identity);
   for (const p of payments)
     await rewritePaymentEvent(tx, companyId, p.provider, p.event_id, scrubJson(p.payload, needles), p.note === null ? null : scrubText(p.note));
   count('payment_events', payments.length);

@@ -1,6 +1,7 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../db/index.js';
 import type { StoredAddress } from '../db/schema/index.js';
+import type { BuyerMatch } from './scrub.js';
 
 /**
  * The statements of a customer's data rights (customer-data.service.ts): the access document's reads, and the erasure's
@@ -154,18 +155,28 @@ export interface RightsCheckout {
   updated_at: Date;
 }
 
-const OPEN_CHECKOUT = sql`status IN ('incomplete', 'requires_escalation', 'ready_for_complete')`;
+/** A text without the separators typed inside a phone number ("+91 98765-43210" → "+919876543210"). */
+const typed = (expr: SQL) => sql`regexp_replace(${expr}, '[[:space:]().-]+', '', 'g')`;
+
+/** The text holds one of the customer's e-mails or phones (scrub.ts `buyerMatch`), a phone also as typed. */
+function identifies(expr: SQL, buyer: BuyerMatch): SQL {
+  const byNeedle = buyer.needles.length ? mentioning(expr, buyer.needles) : sql`false`;
+  const byPhone = buyer.phonePattern ? sql`${typed(expr)} ~ ${buyer.phonePattern}` : sql`false`;
+  return sql`(${byNeedle} OR ${byPhone})`;
+}
 
 /**
- * The checkout sessions of the customer's orders and the open ones whose buyer is this customer (their e-mail or phone
- * in the buyer); with `lock`, locked.
+ * The checkout sessions of the customer's orders, and those that made no order (open, canceled or expired) whose buyer
+ * is this customer: their e-mail or phone in the buyer, or their phone as typed in the buyer or a destination (scrub.ts
+ * `buyerMatch`); with `lock`, locked.
  */
-export async function checkoutsOf(db: Db, companyId: string, orderIds: string[], buyerNeedles: string[], lock = false): Promise<RightsCheckout[]> {
+export async function checkoutsOf(db: Db, companyId: string, orderIds: string[], buyer: BuyerMatch, lock = false): Promise<RightsCheckout[]> {
   return db.query<RightsCheckout>(sql`
     SELECT id, status, order_id, buyer, fulfillment, payment, completed_view, order_updates, line_items, created_at, updated_at
       FROM checkout_sessions
      WHERE company_id = ${companyId}
-       AND (order_id = ${ids(orderIds)} OR (${OPEN_CHECKOUT} AND buyer IS NOT NULL AND ${mentioning(sql`buyer::text`, buyerNeedles)}))
+       AND (order_id = ${ids(orderIds)}
+            OR (order_id IS NULL AND ${identifies(sql`coalesce(buyer::text, '') || ' ' || coalesce(fulfillment::text, '')`, buyer)}))
      ORDER BY id ${lock ? sql`FOR UPDATE` : sql``}`);
 }
 
@@ -248,27 +259,32 @@ export async function rewriteCheckout(
      WHERE company_id = ${companyId} AND id = ${c.id}`);
 }
 
-/** The buyer's saved addresses (UCP's address book): those keyed by, or holding, the customer's e-mail, phone or address. */
-export async function deleteBuyerAddresses(tx: Db, companyId: string, needles: string[]): Promise<number> {
+/** The buyer's saved addresses (UCP's address book): those kept under the customer's e-mail or phone. */
+export async function deleteBuyerAddresses(tx: Db, companyId: string, buyer: BuyerMatch): Promise<number> {
+  const byPhone = buyer.phonePattern ? sql`(buyer_key LIKE 'phone:%' AND ${typed(sql`buyer_key`)} ~ ${buyer.phonePattern})` : sql`false`;
   const rows = await tx.query(sql`
     DELETE FROM buyer_addresses WHERE company_id = ${companyId}
-       AND (${mentioning(sql`buyer_key`, needles)} OR ${mentioning(sql`address::text`, needles)}) RETURNING id`);
+       AND (buyer_key = ANY(${sql.param(buyer.emailKeys)}::text[]) OR ${byPhone}) RETURNING id`);
   return rows.length;
 }
 
-export async function idempotentAnswersMentioning(tx: Db, companyId: string, needles: string[]) {
+/** The idempotent answers (UCP checkout calls) about the customer's checkouts or naming their e-mail or phone, locked. */
+export async function idempotentAnswersAbout(tx: Db, companyId: string, checkoutIds: string[], buyer: BuyerMatch) {
+  const byCheckout = checkoutIds.length ? sql`EXISTS (SELECT 1 FROM unnest(${sql.param(checkoutIds)}::text[]) c WHERE strpos(response, c) > 0)` : sql`false`;
   return tx.query<{ scope: string; key: string; response: string }>(sql`
-    SELECT scope, key, response FROM idempotency_records WHERE company_id = ${companyId} AND ${mentioning(sql`response`, needles)} FOR UPDATE`);
+    SELECT scope, key, response FROM idempotency_records
+     WHERE company_id = ${companyId} AND (${byCheckout} OR ${identifies(sql`response`, buyer)}) ORDER BY scope, key FOR UPDATE`);
 }
 
 export async function rewriteIdempotentAnswer(tx: Db, companyId: string, scope: string, key: string, response: string): Promise<void> {
   await tx.query(sql`UPDATE idempotency_records SET response = ${response} WHERE company_id = ${companyId} AND scope = ${scope} AND key = ${key}`);
 }
 
-export async function paymentEventsMentioning(tx: Db, companyId: string, needles: string[]) {
+/** Payment events naming the customer's e-mail or phone (the stored payload is an allowlist without them; a note may), locked. */
+export async function paymentEventsAbout(tx: Db, companyId: string, buyer: BuyerMatch) {
   return tx.query<{ provider: string; event_id: string; payload: unknown; note: string | null }>(sql`
     SELECT provider, event_id, payload, note FROM payment_events
-     WHERE company_id = ${companyId} AND (${mentioning(sql`payload::text`, needles)} OR ${mentioning(sql`coalesce(note, '')`, needles)}) FOR UPDATE`);
+     WHERE company_id = ${companyId} AND ${identifies(sql`payload::text || ' ' || coalesce(note, '')`, buyer)} ORDER BY provider, event_id FOR UPDATE`);
 }
 
 export async function rewritePaymentEvent(tx: Db, companyId: string, provider: string, eventId: string, payload: unknown, note: string | null): Promise<void> {

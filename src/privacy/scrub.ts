@@ -31,6 +31,35 @@ export function needlesOf(values: (string | null | undefined)[]): string[] {
   return [...out].sort((a, b) => b.length - a.length);
 }
 
+/**
+ * How the customer is recognised in rows no order or customer id leads to (an open or ended checkout, the UCP address
+ * book, idempotent answers, payment events): by what identifies them, never by a name or an address line another
+ * buyer may share. `needles`: their e-mails and phones (as needlesOf gives them); `emailKeys`: the address book's keys
+ * for their e-mails; `phonePattern`: a regular expression over a text with the separators people type inside a number
+ * (spaces, brackets, dots, hyphens) removed, matching any of their phones' digits with an optional prefix (0, 91, 0091
+ * for an Indian number; 00 otherwise) and no digit either side ("+91 98765-43210", "098765 43210"); null without a phone.
+ */
+export interface BuyerMatch {
+  needles: string[];
+  emailKeys: string[];
+  phonePattern: string | null;
+}
+
+export function buyerMatch(phones: (string | null | undefined)[], emails: (string | null | undefined)[]): BuyerMatch {
+  const e164s = new Set<string>();
+  for (const raw of phones) {
+    const p = raw?.trim() ? normalizePhone(raw) : null;
+    if (p?.ok) e164s.add(p.e164);
+  }
+  const mails = [...new Set(emails.map((e) => e?.trim().toLowerCase()).filter((e): e is string => !!e && e.length >= MIN_NEEDLE))];
+  const numbers = [...e164s].map((e) => (e.startsWith('+91') ? `(0|91|0091)?${e.slice(3)}` : `(00)?${e.slice(1)}`));
+  return {
+    needles: needlesOf([...e164s, ...mails]),
+    emailKeys: mails.map((m) => `email:${m}`),
+    phonePattern: numbers.length ? `(^|[^0-9])(${numbers.join('|')})([^0-9]|$)` : null,
+  };
+}
+
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** A function replacing every occurrence (any case) of a needle in a text by the placeholder. */
