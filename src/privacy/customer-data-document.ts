@@ -35,20 +35,17 @@ function parseJson(text: string): unknown {
 export async function customerData(db: Db, companyId: string, c: RightsCustomer, now: Date): Promise<CustomerData> {
   const orders = await ordersOfCustomer(db, companyId, c.id);
   const orderIds = orders.map((o) => o.id);
-  const [consents, lines, shipments, invoices, links, checkouts] = await Promise.all([
-    consentHistory(db, companyId, c.id),
-    linesOf(db, companyId, orderIds),
-    shipmentsOf(db, companyId, orderIds),
-    invoicesOf(db, companyId, orderIds),
-    paymentLinksOf(db, companyId, orderIds),
-    checkoutsOf(db, companyId, orderIds, buyerMatch([c.phone_e164], [c.email])),
-  ]);
+  // one after another: the reads share the caller's transaction, so its one connection (pg queues, and warns, otherwise)
+  const consents = await consentHistory(db, companyId, c.id);
+  const lines = await linesOf(db, companyId, orderIds);
+  const shipments = await shipmentsOf(db, companyId, orderIds);
+  const invoices = await invoicesOf(db, companyId, orderIds);
+  const links = await paymentLinksOf(db, companyId, orderIds);
+  const checkouts = await checkoutsOf(db, companyId, orderIds, buyerMatch([c.phone_e164], [c.email]));
   const invoiceIds = invoices.map((i) => i.id);
-  const [notes, payments, events] = await Promise.all([
-    creditNotesOf(db, companyId, invoiceIds),
-    paymentsOf(db, companyId, invoiceIds),
-    eventsAbout(db, companyId, [c.id, ...orderIds, ...checkouts.map((s) => s.id)]),
-  ]);
+  const notes = await creditNotesOf(db, companyId, invoiceIds);
+  const payments = await paymentsOf(db, companyId, invoiceIds);
+  const events = await eventsAbout(db, companyId, [c.id, ...orderIds, ...checkouts.map((s) => s.id)]);
   return {
     generated_at: now.toISOString(),
     customer: {

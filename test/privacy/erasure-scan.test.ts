@@ -108,11 +108,19 @@ async function shopWith(t: TestApp, price = '499.00') {
   const s = await shop(t, [{ sku: 'TEE', name: 'Tee', variants: [{ sku: 'TEE-M', selling_price: price, stock: '100' }] }], {
     company: { slug: `dpdp-${uid()}` },
   });
-  await t.services.ucpSettings.set(s.companyId, { enabled: true });
-  await t.services.shippingRates.create(s.companyId, { id: 'std', title: 'Standard', level: 'standard', zone_kind: 'everywhere', price: '50.00' });
+  await t.services.ucpSettings.set(s.companyId, { kind: 'cli', name: 'test' }, { enabled: true });
+  await t.services.shippingRates.create(
+    s.companyId,
+    { kind: 'cli', name: 'test' },
+    { id: 'std', title: 'Standard', level: 'standard', zone_kind: 'everywhere', price: '50.00' },
+  );
   const acct = rzp.account();
   const webhookSecret = `whsec-${s.company.slug}-secret`;
-  await t.services.payments.configure(s.companyId, { provider: 'razorpay', keyId: acct.keyId, keySecret: acct.keySecret, webhookSecret, baseUrl: rzp.url });
+  await t.services.payments.configure(
+    s.companyId,
+    { kind: 'cli', name: 'test' },
+    { provider: 'razorpay', keyId: acct.keyId, keySecret: acct.keySecret, webhookSecret, baseUrl: rzp.url },
+  );
   rzp.webhook(acct, `${origin}${t.config.BASE_PATH}/payments/razorpay/webhook/${s.company.slug}`, webhookSecret);
   return s;
 }
