@@ -13,6 +13,7 @@ export const EVENT_TYPES = [
   'customer.messaging_opt_out_changed',
   'order.payment_link_paid',
   'customer.consent_changed',
+  'customer.erasure_scheduled',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

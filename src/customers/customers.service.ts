@@ -82,6 +82,11 @@ async function customerOut(db: Db, companyId: string, customer: CustomerRow, rec
 /** How many recent orders a customer event carries (GET /customers' default). */
 const EVENT_RECENT_ORDERS = 5;
 
+/** A customer event's `data`: the customer in the GET /customers shape, as the other customer events carry it. */
+export function customerEventData(db: Db, companyId: string, customer: CustomerRow): Promise<Customer> {
+  return customerOut(db, companyId, customer, EVENT_RECENT_ORDERS);
+}
+
 export function createCustomerService({ db, clock = () => new Date() }: { db: Db; clock?: () => Date }) {
   const byPhone = (phone: string) => {
     const p = normalizePhone(phone);

@@ -245,7 +245,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
       'The URL must be https and must not point at a loopback, private, link-local or metadata address (400 on `url`); redirects are ' +
       'not followed. At most 10 endpoints per company (422). Event types: order.created, order.status_changed, shipment.updated, ' +
       'invoice.issued, payment.recorded, customer.messaging_opt_out_changed, customer.consent_changed, order.cod_confirmation_requested, ' +
-      'order.cod_confirmation_settled; see the webhooks guide for bodies and retries.',
+      'order.cod_confirmation_settled, order.payment_link_paid, customer.erasure_scheduled; see the webhooks guide for bodies and retries.',
     responses: { 201: 'Added; the secret is shown this once' },
     requestExample: { url: 'https://hooks.example.com/commerce', events: ['order.created', 'shipment.updated'], description: 'chat flow' },
   },

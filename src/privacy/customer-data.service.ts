@@ -14,6 +14,8 @@ import {
   type ErasureReport,
 } from '../contract/privacy.js';
 import { newId } from '../lib/ids.js';
+import { customerEventData } from '../customers/customers.service.js';
+import { recordEvent } from '../events/events.queries.js';
 import { Decimal } from '../lib/money.js';
 import { normalizePhone } from '../lib/phone.js';
 import { deliveryAddress } from '../orders/order-input.js';
@@ -49,6 +51,7 @@ import {
   rewriteOrderPersonal,
   rewritePaymentEvent,
   setOrderDeliveryAddress,
+  stampErasureNotice,
   withdrawAllConsents,
   type FreeTextPlace,
   type RightsCustomer,
@@ -351,26 +354,53 @@ export type CustomerDataService = ReturnType<typeof createCustomerDataService>;
 /** The retention rule's actor in the audit trail. */
 export const INACTIVE_CUSTOMERS_ACTOR: Actor = { kind: 'service', name: 'retention.inactive_customers' };
 
+/** DPDP Rules, Rule 8(2): a customer erased for inactivity is told at least this long before. */
+export const ERASURE_NOTICE_MS = 48 * 3_600_000;
+
 /**
- * The inactive-customer rule (privacy_settings.inactive_customer_years, off by default): erases, through the same code
- * as an erasure on request, up to `limit` customers of the company with no order placed and no change to their record
- * in `years` years, and no order still on its way. Each in its own transaction, re-checked under its lock. Returns how
- * many were erased.
+ * The inactive-customer rule (privacy_settings.inactive_customer_years, off by default), for up to `limit` customers of
+ * the company with no order placed and no change to their record in `years` years, and no order still on its way. In
+ * two steps (DPDP Rules, Rule 8(2)): one never told since their last activity is told: the event
+ * `customer.erasure_scheduled` (the customer in the GET /customers shape and `erasure_due_at`, 48 hours on), with
+ * customers.erasure_notice_at stamped and an audit entry in the same transaction, for the seller's flow to message them; one told at
+ * least 48 hours ago, and since their last activity, is erased through the same code as an erasure on request. An order,
+ * a correction or a consent change after the notice makes them active again (a new notice when they are inactive again
+ * for the whole period). Each customer in its own transaction, re-checked under its lock. Returns how many customers it
+ * told or erased (the worker runs another batch while that is `limit`).
  */
 export async function anonymiseInactiveCustomers(db: Db, companyId: string, years: number, now: Date, limit: number): Promise<number> {
   const before = new Date(now);
   before.setUTCFullYear(before.getUTCFullYear() - years);
+  const noticeBefore = new Date(now.getTime() - ERASURE_NOTICE_MS);
   let done = 0;
-  for (const id of await inactiveCustomers(db, companyId, before, limit)) {
-    const erased = await db.tx(async (tx) => {
+  for (const id of await inactiveCustomers(db, companyId, before, noticeBefore, limit)) {
+    const acted = await db.tx(async (tx) => {
       const customer = await findRightsCustomer(tx, companyId, { id }, true);
       if (!customer || customer.erased_at || customer.updated_at >= before) return false;
       const orders = await ordersOfCustomer(tx, companyId, id, true);
       if (orders.some((o) => UNDELIVERED.has(o.status) || o.created_at >= before)) return false;
+      const lastActive = Math.max(customer.updated_at.getTime(), ...orders.map((o) => o.created_at.getTime()));
+      const told = customer.erasure_notice_at;
+      if (told === null || told.getTime() <= lastActive) {
+        const due = new Date(now.getTime() + ERASURE_NOTICE_MS).toISOString();
+        await stampErasureNotice(tx, companyId, id, now);
+        const data = { ...(await customerEventData(tx, companyId, customer)), erasure_due_at: due };
+        await recordEvent(tx, companyId, { id: newId('evt'), type: 'customer.erasure_scheduled', subjectId: id, data, at: now });
+        // the trail outlives the event (events_retention_days): the proof the customer was told in time
+        await recordAudit(tx, companyId, INACTIVE_CUSTOMERS_ACTOR, {
+          action: 'customer.erasure_scheduled',
+          subjectKind: 'customer',
+          subjectId: id,
+          detail: { erasure_due_at: due },
+          at: now,
+        });
+        return true;
+      }
+      if (told > noticeBefore) return false;
       await eraseLocked(tx, companyId, customer, INACTIVE_CUSTOMERS_ACTOR, now, null);
       return true;
     });
-    if (erased) done++;
+    if (acted) done++;
   }
   return done;
 }

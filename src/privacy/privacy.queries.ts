@@ -26,10 +26,12 @@ export interface RightsCustomer {
   created_at: Date;
   updated_at: Date;
   erased_at: Date | null;
+  /** when the inactive-customer rule last told the customer they would be erased (DPDP Rules, Rule 8(2)) */
+  erasure_notice_at: Date | null;
 }
 
 const CUSTOMER = sql`id, name, phone_e164, email, address_name, address_line1, address_line2, city, state, pincode, address_phone,
-                     messaging_opted_out, created_at, updated_at, erased_at`;
+                     messaging_opted_out, created_at, updated_at, erased_at, erasure_notice_at`;
 
 /** The customer by id or by E.164 phone (an erased customer has no phone, so it is found by id only). */
 export async function findRightsCustomer(
@@ -336,17 +338,28 @@ export async function rewriteFreeText(tx: Db, companyId: string, place: FreeText
 // ---- the inactive-customer rule ----
 
 /**
- * Up to `limit` customers of the company not yet erased, unchanged since `before` and without an order placed since, and
- * with no order still on its way (draft, confirmed, packed, shipped).
+ * Up to `limit` customers of the company the rule has work on: not yet erased, unchanged since `before`, without an
+ * order placed since, and with no order still on its way (draft, confirmed, packed, shipped); of these, those never told
+ * since their last activity (a notice is due) and those told before `noticeBefore` (their erasure is due). Those told
+ * since their last activity and less than 48 hours ago wait, and are not answered (they would fill every batch).
  */
-export async function inactiveCustomers(db: Db, companyId: string, before: Date, limit: number): Promise<string[]> {
+export async function inactiveCustomers(db: Db, companyId: string, before: Date, noticeBefore: Date, limit: number): Promise<string[]> {
   const rows = await db.query<{ id: string }>(sql`
     SELECT c.id FROM customers c
      WHERE c.company_id = ${companyId} AND c.erased_at IS NULL AND c.updated_at < ${before.toISOString()}::timestamptz
        AND NOT EXISTS (SELECT 1 FROM orders o WHERE o.company_id = ${companyId} AND o.customer_id = c.id
                           AND (o.created_at >= ${before.toISOString()}::timestamptz OR o.status IN ('draft', 'confirmed', 'packed', 'shipped')))
+       AND NOT (c.erasure_notice_at IS NOT NULL AND c.erasure_notice_at > c.updated_at
+                AND c.erasure_notice_at > ${noticeBefore.toISOString()}::timestamptz
+                AND NOT EXISTS (SELECT 1 FROM orders o WHERE o.company_id = ${companyId} AND o.customer_id = c.id
+                                   AND o.created_at >= c.erasure_notice_at))
      ORDER BY c.updated_at, c.id LIMIT ${limit}`);
   return rows.map((r) => r.id);
+}
+
+/** The erasure notice's time on the customer; updated_at stays (a notice is not the customer's activity). */
+export async function stampErasureNotice(tx: Db, companyId: string, customerId: string, at: Date): Promise<void> {
+  await tx.query(sql`UPDATE customers SET erasure_notice_at = ${at.toISOString()}::timestamptz WHERE company_id = ${companyId} AND id = ${customerId}`);
 }
 
 /** Customer correction: the fields given, and updated_at. */

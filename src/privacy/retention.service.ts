@@ -23,8 +23,8 @@ export type Settings = Awaited<ReturnType<typeof findPrivacySettings>>;
 export type BatchCounts = Record<string, number>;
 
 /**
- * Anonymises up to `limit` customers of the company with no order and no change for `years` years, answering how many
- * (the rights engineer's `anonymiseInactiveCustomers` in erasure.service.ts).
+ * Tells (48 hours ahead, `customer.erasure_scheduled`) or anonymises up to `limit` customers of the company with no
+ * order and no change for `years` years, answering how many (`anonymiseInactiveCustomers` in customer-data.service.ts).
  */
 export type AnonymiseInactiveCustomers = (db: Db, companyId: string, years: number, now: Date, limit: number) => Promise<number>;
 

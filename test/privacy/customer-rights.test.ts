@@ -221,7 +221,7 @@ describe('the CLI: customer export|correct|erase', () => {
 });
 
 describe('the inactive-customer rule: anonymiseInactiveCustomers', () => {
-  it('erases customers with no order and no change in the years given, never one with an order on its way, and counts them', async () => {
+  it('erases customers with no order and no change in the years given (48 hours after telling them), never one with an order on its way, and counts them', async () => {
     const s = await setup();
     const idle = phone();
     const open = phone();
@@ -232,15 +232,19 @@ describe('the inactive-customer rule: anonymiseInactiveCustomers', () => {
     await ctx.db.query(sql`UPDATE customers SET updated_at = ${old}::timestamptz WHERE company_id = ${s.companyId}`);
     await ctx.db.query(sql`UPDATE orders SET created_at = ${old}::timestamptz WHERE company_id = ${s.companyId}`);
     const now = new Date();
-    // two years: the idle customer only (the open one has a confirmed order; the setup's customer too)
+    // two years: the idle customer only (the open one has a confirmed order; the setup's customer too): told first,
+    // erased 48 hours later (test/privacy/inactive-notice.test.ts has the notice's own cases)
     expect(await anonymiseInactiveCustomers(ctx.db, s.companyId, 4, now, 10)).toBe(0);
     expect(await anonymiseInactiveCustomers(ctx.db, s.companyId, 2, now, 10)).toBe(1);
+    expect((await get(ctx, s.headers, `/customers?phone=${encodeURIComponent(idle)}`)).status).toBe(200);
+    const due = new Date(now.getTime() + 48 * 3_600_000);
+    expect(await anonymiseInactiveCustomers(ctx.db, s.companyId, 2, due, 10)).toBe(1);
     expect((await get(ctx, s.headers, `/customers?phone=${encodeURIComponent(idle)}`)).status).toBe(404);
     expect((await get(ctx, s.headers, `/customers?phone=${encodeURIComponent(open)}`)).status).toBe(200);
     const [audit] = await ctx.db.query<{ actor_kind: string; actor: string }>(
       sql`SELECT actor_kind, actor FROM audit_log WHERE company_id = ${s.companyId} AND action = 'customer.erased'`,
     );
     expect(audit).toEqual({ actor_kind: 'service', actor: 'retention.inactive_customers' });
-    expect(await anonymiseInactiveCustomers(ctx.db, s.companyId, 2, now, 10)).toBe(0);
+    expect(await anonymiseInactiveCustomers(ctx.db, s.companyId, 2, due, 10)).toBe(0);
   });
 });

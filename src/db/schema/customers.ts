@@ -26,6 +26,8 @@ export const customers = pgTable(
     updated_at: timestamptz().notNull().defaultNow(),
     /** set when the customer was erased or anonymised (migration 0032): the personal fields are gone */
     erased_at: timestamptz(),
+    /** when the inactive-customer rule told the customer they would be erased (migration 0037; DPDP Rules, Rule 8(2)) */
+    erasure_notice_at: timestamptz(),
   },
   (t) => [primaryKey({ columns: [t.company_id, t.id] }), unique().on(t.company_id, t.phone_e164)],
 );
