@@ -64,8 +64,8 @@ describe.skipIf(!available)('the Vercel AI SDK MCP client (2026-07-28 from its f
       expect(client.serverInfo.name).toBe('commerce-api');
       const { tools } = await client.listTools();
       expect(tools.map((t) => t.name)).toContain('browse_catalog');
-      expect(tools).toHaveLength(18);
-      expect(Object.keys(await client.tools())).toHaveLength(18);
+      expect(tools).toHaveLength(21);
+      expect(Object.keys(await client.tools())).toHaveLength(21);
       const result = await client.callTool({ name: 'browse_catalog', arguments: { search: 'shirt' } });
       expect(result.isError).toBeFalsy();
       expect(result.structuredContent).toMatchObject({ total: 1, data: [{ sku: 'SHIRT' }] });

@@ -112,7 +112,7 @@ describe('revision 2026-07-28 beside the 2025 era on the same endpoint', () => {
     expect(res.body).toMatchObject({ jsonrpc: '2.0', id: 1, error: { code: -32602, data: { uri } } });
   });
 
-  it('lists the same seventeen tools with the same schemas as the 2025 era, cacheable for an hour by anyone (no company data)', async () => {
+  it('lists the same twenty-one tools with the same schemas as the 2025 era, cacheable for an hour by anyone (no company data)', async () => {
     const res = await modern('tools/list');
     expect(res.status).toBe(200);
     expect(res.body.result.resultType).toBe('complete');
@@ -126,7 +126,7 @@ describe('revision 2026-07-28 beside the 2025 era on the same endpoint', () => {
     const legacyBody = await legacy.json();
     expect(legacyBody.result.ttlMs).toBeUndefined();
     expect(res.body.result.tools).toEqual(legacyBody.result.tools);
-    expect(res.body.result.tools).toHaveLength(18);
+    expect(res.body.result.tools).toHaveLength(21);
   });
 
   it('calls browse_catalog with the REST body as result, JSON, and no cache hint on live stock', async () => {
