@@ -54,11 +54,14 @@ describe.each(kinds)('migration 0009 on %s: orders placed with the global sequen
       try {
         await migrate(db, before);
         const services = createServices({ db, config: testConfig() });
-        const [a, b, c] = [
-          await services.companies.create({ kind: 'cli', name: 'test' }, { name: 'A' }),
-          await services.companies.create({ kind: 'cli', name: 'test' }, { name: 'B' }),
-          await services.companies.create({ kind: 'cli', name: 'test' }, { name: 'C' }),
-        ];
+        // companies as the previous release made them (its tables only: today's service also writes its audit trail)
+        const company = async (name: string) => {
+          const [row] = await db.query<{ id: string }>(
+            sql`INSERT INTO companies (id, name, slug) VALUES (${`co_${name}`}, ${name}, ${`co-${name.toLowerCase()}`}) RETURNING id`,
+          );
+          return row;
+        };
+        const [a, b, c] = [await company('A'), await company('B'), await company('C')];
         for (const co of [a, b])
           await db.query(sql`INSERT INTO customers (company_id, id, name, phone_e164) VALUES (${co.id}, 'cus_old', 'Old', '+919876543210')`);
         // As the previous release numbered them: one global sequence, companies interleaved; a draft among them.
