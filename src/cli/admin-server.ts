@@ -94,7 +94,13 @@ async function serve(socket: Socket, deps: Parameters<typeof serveAdminSocket>[0
     db: deps.db,
     services: deps.services,
     serviceOrigin: deps.origin,
-    caller: { err: (text) => send({ err: text }), cwd: request.cwd, env: request.env, terminal: request.terminal, ...(request.user ? { user: request.user } : {}) },
+    caller: {
+      err: (text) => send({ err: text }),
+      cwd: request.cwd,
+      env: request.env,
+      terminal: request.terminal,
+      ...(request.user ? { user: request.user } : {}),
+    },
   });
   send({ exit: code });
   socket.end();
