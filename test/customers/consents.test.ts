@@ -34,7 +34,7 @@ async function customerShop() {
   };
   const rows = async () =>
     ctx.db.query<{ purpose: string; channel: string; state: string; source: string; actor: string | null }>(
-      sql`SELECT purpose, channel, state, source, actor FROM customer_consents WHERE company_id = ${s.companyId} ORDER BY recorded_at, id`,
+      sql`SELECT purpose, channel, state, source, actor FROM customer_consents WHERE company_id = ${s.companyId} ORDER BY recorded_at, purpose DESC, channel DESC, id`,
     );
   const events = async (type: string) =>
     ctx.db.query<{ data: Record<string, unknown> }>(sql`SELECT data FROM events WHERE company_id = ${s.companyId} AND type = ${type} ORDER BY seq`);
