@@ -128,13 +128,14 @@ export const customerDataSchema = z.object({
       checkout_id: z.string(),
       status: z.string(),
       order_id: z.string().nullable(),
-      buyer: z.unknown(),
-      fulfillment: z.unknown(),
+      // as the checkout keeps them (UCP's shapes); null once retention or erasure removed them
+      buyer: z.record(z.string(), z.unknown()).nullable(),
+      fulfillment: z.record(z.string(), z.unknown()).nullable(),
       created_at: when,
       updated_at: when,
     }),
   ),
-  events: z.array(z.object({ event_id: z.string(), type: z.string(), subject_id: z.string(), created_at: when, data: z.unknown() })),
+  events: z.array(z.object({ event_id: z.string(), type: z.string(), subject_id: z.string(), created_at: when, data: z.record(z.string(), z.unknown()) })),
 });
 export type CustomerData = z.infer<typeof customerDataSchema>;
 

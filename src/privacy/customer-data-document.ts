@@ -18,11 +18,16 @@ import { buyerMatch } from './scrub.js';
 const iso = (d: Date | string) => new Date(d).toISOString();
 const isoOrNull = (d: Date | string | null) => (d === null ? null : iso(d));
 
-function parseJson(text: string): unknown {
+/** A stored JSON document as an object (an event's data and a checkout's buyer are objects; anything else is wrapped). */
+function asObject(value: unknown): Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : { value };
+}
+
+function parseJson(text: string): Record<string, unknown> {
   try {
-    return JSON.parse(text);
+    return asObject(JSON.parse(text));
   } catch {
-    return text;
+    return { value: text };
   }
 }
 
@@ -132,8 +137,8 @@ export async function customerData(db: Db, companyId: string, c: RightsCustomer,
       checkout_id: s.id,
       status: s.status,
       order_id: s.order_id,
-      buyer: s.buyer ?? null,
-      fulfillment: s.fulfillment ?? null,
+      buyer: s.buyer == null ? null : asObject(s.buyer),
+      fulfillment: s.fulfillment == null ? null : asObject(s.fulfillment),
       created_at: iso(s.created_at),
       updated_at: iso(s.updated_at),
     })),
